@@ -1,0 +1,49 @@
+/*
+ * spu.c -- entry point of the `spu` command: dispatches to the subcommands
+ * listed in commands.def.
+ */
+#include "cli.h"
+#include "spu/spu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+#define SPU_COMMAND(name, fn, summary) { #name, fn, summary },
+#include "commands.def"
+#undef SPU_COMMAND
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: spu <command> [options]   (spu <command> --help for details)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nDevices (--device URI): model, sim, serial:/dev/ttyUSB1?baud=3000000, ftdi://0403:6010/2\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("spu %s\n", spu_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "spu: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

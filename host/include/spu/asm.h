@@ -1,0 +1,43 @@
+/*
+ * asm.h -- SPU assembler and disassembler (syntax in docs/asm.md).
+ *
+ * Binary format of an assembled program (`spu asm -o OUT.bin`): the
+ * microcode words, 32-bit little-endian, loaded at word 0; entry pc 0.
+ */
+#ifndef SPU_ASM_H
+#define SPU_ASM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct spu_image {
+    uint32_t *words;     /* malloc'ed; freed by spu_image_free */
+    size_t    nwords;
+    uint32_t  entry;
+} spu_image;
+
+/* Assemble source text. filename is used in messages only. On error returns
+ * SPU_EPARSE and writes "file:line:col: error: message" into err (all errors
+ * found, one per line, truncated to errcap); *out is left empty. */
+int  spu_asm(const char *source, const char *filename, spu_image *out,
+             char *err, size_t errcap);
+/* Free the words of an image (accepts an empty or zeroed image). */
+void spu_image_free(spu_image *img);
+
+/* Disassemble one word at pc into buf (e.g. "mm r9, r10, r4").
+ * Returns 0, or SPU_EINVAL for an undecodable word (buf then holds ".word 0x...").
+ * Branch/loop targets are printed as absolute numbers (re-assemblable). */
+int  spu_disasm_word(uint32_t word, uint32_t pc, char *buf, size_t cap);
+/* Disassemble a whole program, one instruction a line; with addresses as
+ * comments when annotate != 0. Output re-assembles to the same words. */
+int  spu_disasm(const uint32_t *words, size_t n, FILE *out, int annotate);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,156 @@
+/*
+ * spu.h -- libspu, the host library of the SPU.
+ *
+ * One API for every device (see docs/host-api.md):
+ *   "model"                      in-process C reference model (golden)
+ *   "sim[?rows=R&cols=C]"        Verilated RTL spawned as spu-sim behind a pty
+ *   "serial:/dev/ttyUSB1?baud=N" a board behind a kernel tty
+ *   "ftdi://VID:PID/IFACE", "usb://VID:PID"  a board through libftdi1/libusb
+ *
+ * Conventions: no global state; every function returns 0 or a negative
+ * SPU_E* code (spu_strerror() / spu_error_name() describe it); the caller
+ * owns every buffer it passes; objects returned through a pointer-to-pointer
+ * are freed with their matching *_free/close function, which accepts NULL.
+ */
+#ifndef SPU_SPU_H
+#define SPU_SPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPU_VERSION_MAJOR 0
+#define SPU_VERSION_MINOR 1
+#define SPU_VERSION_PATCH 0
+#define SPU_VERSION_NUMBER (SPU_VERSION_MAJOR * 10000 + SPU_VERSION_MINOR * 100 + SPU_VERSION_PATCH)
+
+/* Run-time library version, "MAJOR.MINOR.PATCH". */
+const char *spu_version(void);
+
+/* ---- errors -------------------------------------------------------------- */
+/* SPU_ERROR(NAME, value, message) -- one table, see host/src/core/error.c */
+#define SPU_ERRORS(X)                                                          \
+    X(OK,            0, "success")                                             \
+    X(EINVAL,       -1, "invalid argument")                                    \
+    X(ENOMEM,       -2, "out of memory")                                       \
+    X(EIO,          -3, "input/output error on the link")                      \
+    X(ETIMEDOUT,    -4, "device did not answer in time")                       \
+    X(EPROTO,       -5, "malformed or unexpected reply from the device")       \
+    X(ENOTSUP,      -6, "not available yet for this device or build")          \
+    X(ENODEV,       -7, "device not found or could not be opened")             \
+    X(ERANGE,       -8, "address or length outside the device's memory")       \
+    X(EBUSY,        -9, "device is running a program")                         \
+    X(ETRAP,       -10, "device program trapped")                              \
+    X(EFORMAT,     -11, "malformed file or unsupported format")                \
+    X(EPARSE,      -12, "syntax error")                                        \
+    X(EMISMATCH,   -13, "results differ")                                      \
+    X(EDEVICE,     -14, "device reported an error status")
+
+enum spu_error {
+#define SPU_X_(name, value, msg) SPU_##name = (value),
+    SPU_ERRORS(SPU_X_)
+#undef SPU_X_
+};
+
+/* Human-readable message for an error code (never NULL). */
+const char *spu_strerror(int err);
+/* Stable identifier for logs, e.g. "SPU_ETIMEDOUT" (never NULL). */
+const char *spu_error_name(int err);
+
+/* ---- tables shared with the hardware (hw/isa/*.def) ---------------------- */
+enum spu_trap {
+#define SPU_TRAP(name, code, summary) SPU_TRAP_##name = (code),
+#include "spu_traps.def"
+#undef SPU_TRAP
+    SPU_TRAP_COUNT_
+};
+enum spu_state {
+#define SPU_STATE(name, code) SPU_STATE_##name = (code),
+#include "spu_link.def"
+#undef SPU_STATE
+    SPU_STATE_COUNT_
+};
+enum spu_counter_id {
+#define SPU_COUNTER(name, id, key, summary) SPU_CNT_##name = (id),
+#include "spu_counters.def"
+#undef SPU_COUNTER
+    SPU_CNT_COUNT
+};
+
+const char *spu_trap_name(int trap);        /* "illegal", ... ("?" if unknown) */
+const char *spu_state_name(int state);      /* "idle", "running", ...          */
+const char *spu_counter_name(int id);       /* key from spu_counters.def       */
+
+/* ---- device ---------------------------------------------------------------- */
+typedef struct spu_device spu_device;
+
+#define SPU_NARGS 8          /* kernel argument registers r1..r8 */
+
+typedef struct spu_info {
+    uint32_t rows, cols;         /* tile array geometry                     */
+    uint32_t word_bytes;         /* scratchpad word = max(rows, cols) bytes */
+    uint32_t spad_bytes;         /* scratchpad size                         */
+    uint32_t spad_banks;         /* banks (bank = addr / (spad/banks))       */
+    uint32_t ucode_words;        /* microcode store size                    */
+    uint32_t formats;            /* bit d set: dtype code d usable as cfg in */
+    uint32_t isa_hash;           /* hash of spu_isa.def (must match host)   */
+    uint32_t rtl_version;        /* 0 for the model                         */
+    uint32_t clock_hz;           /* device clock (0 if not meaningful)      */
+    uint32_t loop_depth;         /* nested hardware loops                   */
+    char     device[64];         /* "model", "sim", "serial:..."            */
+} spu_info_t;
+
+typedef struct spu_status {
+    int      state;              /* enum spu_state */
+    int      trap;               /* enum spu_trap  */
+    uint32_t pc;                 /* halt/trap pc   */
+    uint64_t cycles;             /* CYCLES counter */
+} spu_status_t;
+
+typedef struct spu_counters {
+    uint64_t v[SPU_CNT_COUNT];   /* indexed by enum spu_counter_id */
+} spu_counters_t;
+
+typedef struct spu_program {
+    const uint32_t *words;       /* microcode, loaded at word 0 */
+    size_t          nwords;
+    uint32_t        entry;       /* pc where spu_run starts     */
+} spu_program;
+
+/* Open a device by URI (table above). *dev is set on success.
+ * Returns SPU_ENOTSUP for a known scheme this build cannot reach yet,
+ * SPU_EINVAL for a malformed URI. */
+int  spu_open(spu_device **dev, const char *uri);
+/* Geometry and capabilities of the device. */
+int  spu_info(spu_device *dev, spu_info_t *info);
+/* Copy len bytes into / out of the scratchpad. SPU_ERANGE if outside. */
+int  spu_write(spu_device *dev, uint32_t addr, const void *data, size_t len);
+int  spu_read(spu_device *dev, uint32_t addr, void *data, size_t len);
+/* Load a microcode program (copied; the caller keeps ownership). */
+int  spu_load_program(spu_device *dev, const spu_program *prog);
+/* Set r1..r{nargs} (nargs <= SPU_NARGS) and start at the program entry.
+ * The watchdog budget is set with spu_set_watchdog (0 = none). */
+int  spu_run(spu_device *dev, const uint32_t *args, int nargs);
+/* Wait until the program halts or traps (timeout_ms < 0: forever).
+ * Fills *st if non-NULL. Returns SPU_ETIMEDOUT, SPU_ETRAP on a trap. */
+int  spu_wait(spu_device *dev, int timeout_ms, spu_status_t *st);
+/* Current status without waiting. */
+int  spu_status(spu_device *dev, spu_status_t *st);
+/* Read all performance counters. */
+int  spu_counters(spu_device *dev, spu_counters_t *c);
+/* Cycle budget for following runs: a run longer than this traps WATCHDOG. */
+int  spu_set_watchdog(spu_device *dev, uint32_t cycles);
+/* Stop any run and return the device to IDLE (memory contents kept). */
+int  spu_reset(spu_device *dev);
+/* Liveness check: one round trip. */
+int  spu_ping(spu_device *dev);
+/* Close the device (shuts down a spawned simulator). Accepts NULL. */
+void spu_close(spu_device *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SPU_SPU_H */
