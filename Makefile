@@ -31,8 +31,8 @@ TEST_BINS :=
 all:
 
 include host/build.mk
--include hw/build.mk
--include synth/build.mk
+# every other layer's fragment: hw/build.mk, synth/build.mk, tests/<suite>/build.mk ...
+include $(filter-out host/build.mk tests/build.mk,$(sort $(wildcard */build.mk */*/build.mk)))
 include tests/build.mk
 
 # --- deps: idempotent, quiet when everything is present --------------------
