@@ -60,7 +60,7 @@ const char *spu_strerror(int err);
 /* Stable identifier for logs, e.g. "SPU_ETIMEDOUT" (never NULL). */
 const char *spu_error_name(int err);
 
-/* ---- tables shared with the hardware (hw/isa/*.def) ---------------------- */
+/* ---- tables shared with the hardware (hw/isa/ tables) ---------------------- */
 enum spu_trap {
 #define SPU_TRAP(name, code, summary) SPU_TRAP_##name = (code),
 #include "spu_traps.def"

@@ -1,0 +1,78 @@
+/*
+ * model.h -- the SPU reference model: a C functional + cycle model of the
+ * machine in docs/isa.md. It is the golden reference every other device is
+ * compared with, and the "model" device of spu_open() runs on it.
+ *
+ * Timing follows docs/isa.md exactly (instruction costs, mm stream + skew,
+ * bank conflicts, background drain), so its counters predict the RTL's.
+ */
+#ifndef SPU_MODEL_H
+#define SPU_MODEL_H
+
+#include "spu/spu.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct spu_model_config {
+    uint32_t rows, cols;        /* tile array (1..64 each)           */
+    uint32_t spad_bytes;        /* multiple of spad_banks*word_bytes */
+    uint32_t spad_banks;        /* power of two, >= 1                 */
+    uint32_t ucode_words;
+    uint32_t loop_depth;
+} spu_model_config;
+
+/* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops. */
+void spu_model_config_default(spu_model_config *cfg);
+
+typedef struct spu_model spu_model;
+
+/* One retired instruction, for traces (compare with the RTL's trace). */
+typedef struct spu_model_trace {
+    uint64_t cycle;             /* start cycle T_n relative to RUN   */
+    uint32_t pc, word;
+    int      rd;                /* register written, -1 if none      */
+    uint32_t rd_value;
+} spu_model_trace;
+typedef void (*spu_model_trace_fn)(void *ctx, const spu_model_trace *t);
+
+/* Create / free a model. SPU_EINVAL for an impossible configuration. */
+int  spu_model_create(spu_model **m, const spu_model_config *cfg);
+void spu_model_free(spu_model *m);                 /* accepts NULL */
+const spu_model_config *spu_model_get_config(const spu_model *m);
+
+/* Direct scratchpad access (spad_bytes bytes, owned by the model). */
+uint8_t *spu_model_spad(spu_model *m);
+/* Write microcode words at a word offset. SPU_ERANGE if outside. */
+int  spu_model_load_ucode(spu_model *m, uint32_t offset, const uint32_t *w, size_t n);
+/* Set r1..r{n}. */
+int  spu_model_set_args(spu_model *m, const uint32_t *args, int n);
+/* Start at pc with a cycle budget (0 = none) and run until halt or trap.
+ * Returns 0 (check the status for a trap). */
+int  spu_model_run(spu_model *m, uint32_t pc, uint32_t watchdog);
+/* Prepare a run without executing; then spu_model_step() one instruction at
+ * a time. step returns 1 while running, 0 once halted or trapped. */
+int  spu_model_start(spu_model *m, uint32_t pc, uint32_t watchdog);
+int  spu_model_step(spu_model *m);
+/* Stop and return to IDLE (memories kept). */
+void spu_model_stop(spu_model *m);
+void spu_model_status(const spu_model *m, spu_status_t *st);
+void spu_model_counters(const spu_model *m, spu_counters_t *c);
+/* Count link bytes (used by transports that front a model). */
+void spu_model_count_link(spu_model *m, uint64_t rx, uint64_t tx);
+uint32_t spu_model_reg(const spu_model *m, int r);
+/* Called for every retired instruction (NULL to disable). */
+void spu_model_set_trace(spu_model *m, spu_model_trace_fn fn, void *ctx);
+
+/* Cycles the drain unit needs for one st with this output dtype. */
+uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype);
+/* Requantize one accumulator as st does with out=int8 (docs/isa.md). */
+int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
