@@ -1,5 +1,5 @@
 /*
- * isa.c -- tables and encoder/decoder generated from hw/isa/*.def.
+ * isa.c -- tables and encoder/decoder generated from hw/isa/ tables.
  */
 #include "spu/isa.h"
 #include "spu/spu.h"
