@@ -4,6 +4,7 @@
 #ifndef SPU_CLI_H
 #define SPU_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SPU_COMMAND(name, fn, summary) int fn(int argc, char **argv);
