@@ -13,7 +13,7 @@ ISA_DEFS      := $(wildcard hw/isa/ tables)
 GEN_HEADERS   := $(BUILD)/gen/spu_isa.vh $(BUILD)/gen/spu_firmware.h
 
 # Extra link libraries libspu needs (fragments may append, e.g. -lftdi1).
-LIBSPU_LIBS   += -lm -lutil -lpthread
+LIBSPU_LIBS   += -lm -lutil -lpthread -lcjson
 
 LIBSPU_A  := $(BUILD)/lib/libspu.a
 LIBSPU_SO := $(BUILD)/lib/libspu.so

@@ -1,0 +1,85 @@
+/*
+ * cmd_info.c -- `spu info`: what a device is (geometry, memories, formats).
+ */
+#include "cli.h"
+#include "spu/isa.h"
+#include "spu/spu.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: spu info [--device URI] [--json]\n"
+    "Prints the device's array geometry, memory sizes, supported formats and\n"
+    "ISA hash (which must equal this host's).\n";
+
+int spu_cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "device", required_argument, 0, 'd' }, { "json", no_argument, 0, 'j' },
+        { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 },
+    };
+    const char *device = cli_default_device();
+    int json = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 'j': json = 1; break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: return cli_usage_error("info", "bad option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+    spu_device *dev;
+    int rc = spu_open(&dev, device);
+    if (rc)
+        return cli_fail("info", "cannot open device '%s': %s", device, spu_strerror(rc));
+    spu_info_t in;
+    spu_info(dev, &in);
+    char formats[128] = "";
+    for (size_t i = 0; i < spu_dtype_table_len; i++)
+        if (in.formats & (1u << spu_dtype_table[i].code)) {
+            if (formats[0])
+                strcat(formats, " ");
+            strncat(formats, spu_dtype_table[i].key, sizeof formats - strlen(formats) - 2);
+        }
+    const int isa_ok = in.isa_hash == spu_isa_hash();
+    if (json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "device", device);
+        cJSON_AddNumberToObject(o, "rows", in.rows);
+        cJSON_AddNumberToObject(o, "cols", in.cols);
+        cJSON_AddNumberToObject(o, "word_bytes", in.word_bytes);
+        cJSON_AddNumberToObject(o, "spad_bytes", in.spad_bytes);
+        cJSON_AddNumberToObject(o, "spad_banks", in.spad_banks);
+        cJSON_AddNumberToObject(o, "ucode_words", in.ucode_words);
+        cJSON_AddNumberToObject(o, "loop_depth", in.loop_depth);
+        cJSON_AddStringToObject(o, "formats", formats);
+        char h[16];
+        snprintf(h, sizeof h, "0x%08x", in.isa_hash);
+        cJSON_AddStringToObject(o, "isa_hash", h);
+        cJSON_AddBoolToObject(o, "isa_match", isa_ok);
+        cJSON_AddNumberToObject(o, "rtl_version", in.rtl_version);
+        cJSON_AddNumberToObject(o, "clock_hz", in.clock_hz);
+        char *txt = cJSON_PrintUnformatted(o);
+        puts(txt ? txt : "{}");
+        free(txt);
+        cJSON_Delete(o);
+    } else {
+        printf("device       %s\n", device);
+        printf("array        %u x %u tiles\n", in.rows, in.cols);
+        printf("scratchpad   %u bytes in %u banks, %u-byte words\n", in.spad_bytes, in.spad_banks, in.word_bytes);
+        printf("microcode    %u words, %u nested loops\n", in.ucode_words, in.loop_depth);
+        printf("formats      %s\n", formats);
+        printf("isa hash     0x%08x (%s)\n", in.isa_hash, isa_ok ? "matches host" : "DIFFERS from host");
+        if (in.clock_hz)
+            printf("clock        %u Hz\n", in.clock_hz);
+    }
+    spu_close(dev);
+    return isa_ok ? 0 : 1;
+}

@@ -1,0 +1,50 @@
+/*
+ * gemm.h -- GEMM kernels that tile any shape onto a device.
+ *
+ * spu_gemm_i8 computes C[M][N] = A[M][K] x B[K][N] with int8 operands and
+ * int32 results (two's-complement wrap-around, as the array does), all
+ * row-major. Any M, N, K >= 1 works: edges are padded, problems larger than
+ * the scratchpad are split into pieces (K pieces are summed on the host),
+ * each piece runs firmware/gemm_int8.s.
+ */
+#ifndef SPU_GEMM_H
+#define SPU_GEMM_H
+
+#include "spu/spu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct spu_gemm_stats {
+    uint64_t cycles;        /* device cycles, RUN to halt, summed over pieces   */
+    uint64_t model_cycles;  /* same pieces on the reference model (if checked)  */
+    uint64_t macs;          /* M*N*K                                           */
+    uint64_t mac_active;    /* counters summed over pieces                      */
+    uint64_t stall_bank, stall_drain, instret;
+    uint64_t link_bytes;    /* link bytes both ways during the call (0: model)  */
+    uint32_t pieces;        /* device runs                                      */
+    double   wall_s;        /* wall-clock time of the call                      */
+} spu_gemm_stats;
+
+typedef struct spu_gemm_opts {
+    int check_model;        /* also run every piece on an in-process model of the
+                               device's geometry: fills model_cycles and fails
+                               with SPU_EMISMATCH if any result byte differs   */
+    int timeout_ms;         /* per piece; <= 0: 60000                           */
+} spu_gemm_opts;
+
+/* Run the GEMM on dev. stats and opts may be NULL. Returns 0, SPU_ETRAP if
+ * the device trapped, SPU_EMISMATCH (check_model), or a transport error. */
+int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
+                const int8_t *A, const int8_t *B, int32_t *C,
+                const spu_gemm_opts *opts, spu_gemm_stats *stats);
+
+/* Plain reference: a triple loop that shares no code with the device path. */
+void spu_gemm_i8_reference(uint32_t M, uint32_t N, uint32_t K,
+                           const int8_t *A, const int8_t *B, int32_t *C);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

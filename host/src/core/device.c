@@ -1,0 +1,260 @@
+/*
+ * device.c -- the public device API: URI parsing, backend dispatch and the
+ * argument/bounds checks every backend can rely on.
+ */
+#include "core/backend.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct spu_device {
+    const spu_backend_ops *ops;
+    void *impl;
+    spu_info_t info;
+    uint32_t entry;
+    int have_program;
+    uint32_t watchdog;
+};
+
+/* Backends living in other folders; weak so that a build without a transport
+ * still links (spu_open then answers SPU_ENOTSUP for that scheme). */
+extern const spu_backend_ops spu_backend_sim __attribute__((weak));
+extern const spu_backend_ops spu_backend_serial __attribute__((weak));
+
+int spu_uri_parse(const char *uri, spu_uri *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!uri || !*uri)
+        return SPU_EINVAL;
+    size_t n = strcspn(uri, ":?");
+    if (n == 0 || n >= sizeof out->scheme)
+        return SPU_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        char c = uri[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+            return SPU_EINVAL;
+    }
+    memcpy(out->scheme, uri, n);
+    const char *p = uri + n;
+    if (*p == ':') {
+        p++;
+        if (p[0] == '/' && p[1] == '/')
+            p += 2;
+        size_t len = strcspn(p, "?");
+        if (len >= sizeof out->path)
+            return SPU_EINVAL;
+        memcpy(out->path, p, len);
+        p += len;
+    }
+    if (*p == '?') {
+        p++;
+        if (strlen(p) >= sizeof out->query)
+            return SPU_EINVAL;
+        strcpy(out->query, p);
+    }
+    return 0;
+}
+
+int spu_uri_param(const spu_uri *u, const char *key, char *val, size_t cap)
+{
+    size_t klen = strlen(key);
+    const char *p = u->query;
+    while (*p) {
+        size_t len = strcspn(p, "&");
+        if (len > klen && !strncmp(p, key, klen) && p[klen] == '=') {
+            size_t vlen = len - klen - 1;
+            if (vlen >= cap)
+                return 0;
+            memcpy(val, p + klen + 1, vlen);
+            val[vlen] = 0;
+            return 1;
+        }
+        p += len;
+        if (*p == '&')
+            p++;
+    }
+    return 0;
+}
+
+static const spu_backend_ops *find_backend(const char *scheme)
+{
+    const spu_backend_ops *all[] = { &spu_backend_model, &spu_backend_sim, &spu_backend_serial };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i] && !strcmp(all[i]->scheme, scheme))
+            return all[i];
+    return NULL;
+}
+
+int spu_open(spu_device **dev, const char *uri)
+{
+    if (!dev)
+        return SPU_EINVAL;
+    *dev = NULL;
+    spu_uri u;
+    int rc = spu_uri_parse(uri, &u);
+    if (rc)
+        return rc;
+    const spu_backend_ops *ops = find_backend(u.scheme);
+    if (!ops) {
+        /* Known schemes this build cannot reach yet. */
+        static const char *known[] = { "sim", "serial", "ftdi", "usb" };
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (!strcmp(known[i], u.scheme))
+                return SPU_ENOTSUP;
+        return SPU_EINVAL;
+    }
+    spu_device *d = calloc(1, sizeof *d);
+    if (!d)
+        return SPU_ENOMEM;
+    d->ops = ops;
+    rc = ops->open(&d->impl, &u);
+    if (rc == 0)
+        rc = ops->info(d->impl, &d->info);
+    if (rc == 0 && d->info.word_bytes == 0)
+        rc = SPU_EPROTO;
+    if (rc) {
+        if (d->impl)
+            ops->close(d->impl);
+        free(d);
+        return rc;
+    }
+    *dev = d;
+    return 0;
+}
+
+void spu_close(spu_device *dev)
+{
+    if (!dev)
+        return;
+    dev->ops->close(dev->impl);
+    free(dev);
+}
+
+int spu_info(spu_device *dev, spu_info_t *info)
+{
+    if (!dev || !info)
+        return SPU_EINVAL;
+    *info = dev->info;
+    return 0;
+}
+
+static int check_range(const spu_device *dev, uint32_t addr, size_t len)
+{
+    if (addr > dev->info.spad_bytes || len > dev->info.spad_bytes - addr)
+        return SPU_ERANGE;
+    return 0;
+}
+
+int spu_write(spu_device *dev, uint32_t addr, const void *data, size_t len)
+{
+    if (!dev || (!data && len))
+        return SPU_EINVAL;
+    int rc = check_range(dev, addr, len);
+    return rc ? rc : (len ? dev->ops->write(dev->impl, addr, data, len) : 0);
+}
+
+int spu_read(spu_device *dev, uint32_t addr, void *data, size_t len)
+{
+    if (!dev || (!data && len))
+        return SPU_EINVAL;
+    int rc = check_range(dev, addr, len);
+    return rc ? rc : (len ? dev->ops->read(dev->impl, addr, data, len) : 0);
+}
+
+int spu_load_program(spu_device *dev, const spu_program *prog)
+{
+    if (!dev || !prog || (!prog->words && prog->nwords))
+        return SPU_EINVAL;
+    if (prog->nwords > dev->info.ucode_words || prog->entry >= dev->info.ucode_words)
+        return SPU_ERANGE;
+    int rc = dev->ops->ucode(dev->impl, 0, prog->words, prog->nwords);
+    if (rc == 0) {
+        dev->entry = prog->entry;
+        dev->have_program = 1;
+    }
+    return rc;
+}
+
+int spu_set_watchdog(spu_device *dev, uint32_t cycles)
+{
+    if (!dev)
+        return SPU_EINVAL;
+    dev->watchdog = cycles;
+    return 0;
+}
+
+int spu_run(spu_device *dev, const uint32_t *args, int nargs)
+{
+    if (!dev || nargs < 0 || nargs > SPU_NARGS || (nargs && !args) || !dev->have_program)
+        return SPU_EINVAL;
+    uint32_t all[SPU_NARGS] = {0};
+    for (int i = 0; i < nargs; i++)
+        all[i] = args[i];
+    int rc = dev->ops->args(dev->impl, all, SPU_NARGS);
+    return rc ? rc : dev->ops->run(dev->impl, dev->entry, dev->watchdog);
+}
+
+int spu_status(spu_device *dev, spu_status_t *st)
+{
+    if (!dev || !st)
+        return SPU_EINVAL;
+    return dev->ops->status(dev->impl, st);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int spu_wait(spu_device *dev, int timeout_ms, spu_status_t *out)
+{
+    if (!dev)
+        return SPU_EINVAL;
+    int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    spu_status_t st;
+    unsigned nap_us = 50;
+    for (;;) {
+        int rc = dev->ops->status(dev->impl, &st);
+        if (rc)
+            return rc;
+        if (st.state != SPU_STATE_RUNNING)
+            break;
+        if (deadline >= 0 && now_ms() >= deadline) {
+            if (out)
+                *out = st;
+            return SPU_ETIMEDOUT;
+        }
+        struct timespec ts = { 0, (long)nap_us * 1000 };
+        nanosleep(&ts, NULL);
+        if (nap_us < 5000)
+            nap_us *= 2;
+    }
+    if (out)
+        *out = st;
+    return st.state == SPU_STATE_TRAPPED ? SPU_ETRAP : 0;
+}
+
+int spu_counters(spu_device *dev, spu_counters_t *c)
+{
+    if (!dev || !c)
+        return SPU_EINVAL;
+    return dev->ops->counters(dev->impl, c);
+}
+
+int spu_reset(spu_device *dev)
+{
+    if (!dev)
+        return SPU_EINVAL;
+    return dev->ops->reset(dev->impl);
+}
+
+int spu_ping(spu_device *dev)
+{
+    if (!dev)
+        return SPU_EINVAL;
+    return dev->ops->ping(dev->impl);
+}

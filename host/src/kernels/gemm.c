@@ -1,0 +1,241 @@
+/*
+ * gemm.c -- int8 GEMM of any shape on any device: plans pieces that fit the
+ * scratchpad, packs operands into the panel layout of firmware/gemm_int8.s,
+ * runs the kernel per piece and unpacks/accumulates the int32 blocks.
+ *
+ * Scratchpad plan (A and B in different banks so every k-step reads both
+ * words in one cycle; C has the write ports to itself where there are
+ * enough banks):
+ *   banks >= 3 : A = bank 0, B = bank 1, C = banks 2..
+ *   banks == 2 : A = bank 0, B = first half of bank 1, C = second half
+ *   banks == 1 : thirds (bank conflicts: every k-step costs 2 cycles)
+ */
+#include "spu/gemm.h"
+#include "spu/model.h"
+#include "spu_firmware.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct plan {
+    uint32_t R, C, wb;
+    uint32_t a_base, a_bytes, b_base, b_bytes, c_base, c_bytes;
+    uint32_t kc;            /* k-steps per piece        */
+    uint32_t mb, nb;        /* row/col blocks per piece */
+} plan;
+
+static uint32_t align_down(uint32_t v, uint32_t a) { return v - v % a; }
+
+static int make_plan(const spu_info_t *in, uint32_t MB, uint32_t NB, uint32_t K, plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->R = in->rows;
+    p->C = in->cols;
+    p->wb = in->word_bytes;
+    if (in->spad_banks == 0 || (p->C * 4) % p->wb)
+        return SPU_ENOTSUP;     /* the kernel's C row stride is COLS*4 bytes */
+    const uint32_t bank = in->spad_bytes / in->spad_banks;
+    if (in->spad_banks >= 3) {
+        p->a_base = 0;        p->a_bytes = bank;
+        p->b_base = bank;     p->b_bytes = bank;
+        p->c_base = 2 * bank; p->c_bytes = in->spad_bytes - 2 * bank;
+    } else if (in->spad_banks == 2) {
+        p->a_base = 0;    p->a_bytes = bank;
+        p->b_base = bank; p->b_bytes = align_down(bank / 2, p->wb);
+        p->c_base = p->b_base + p->b_bytes;
+        p->c_bytes = in->spad_bytes - p->c_base;
+    } else {
+        uint32_t third = align_down(in->spad_bytes / 3, p->wb);
+        p->a_base = 0;         p->a_bytes = third;
+        p->b_base = third;     p->b_bytes = third;
+        p->c_base = 2 * third; p->c_bytes = in->spad_bytes - 2 * third;
+    }
+    const uint32_t blk = p->R * p->C * 4;
+    if (p->c_bytes < blk || p->a_bytes < p->wb || p->b_bytes < p->wb)
+        return SPU_ENOTSUP;
+    uint32_t kmax = (p->a_bytes < p->b_bytes ? p->a_bytes : p->b_bytes) / p->wb;
+    p->kc = K < kmax ? K : kmax;
+    p->mb = p->a_bytes / (p->kc * p->wb);
+    p->nb = p->b_bytes / (p->kc * p->wb);
+    if (p->mb > MB) p->mb = MB;
+    if (p->nb > NB) p->nb = NB;
+    uint32_t cmax = p->c_bytes / blk;             /* blocks that fit in C */
+    while ((uint64_t)p->mb * p->nb > cmax) {
+        if (p->nb > 1) p->nb = p->nb > cmax ? cmax : (p->nb + 1) / 2;
+        else p->mb = cmax;
+    }
+    return 0;
+}
+
+void spu_gemm_i8_reference(uint32_t M, uint32_t N, uint32_t K,
+                           const int8_t *A, const int8_t *B, int32_t *C)
+{
+    for (uint32_t i = 0; i < M; i++)
+        for (uint32_t j = 0; j < N; j++) {
+            int64_t s = 0;
+            for (uint32_t k = 0; k < K; k++)
+                s += (int64_t)A[(size_t)i * K + k] * B[(size_t)k * N + j];
+            C[(size_t)i * N + j] = (int32_t)(uint32_t)(uint64_t)s;
+        }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Run one piece on the in-process model and compare its C region. */
+static int check_on_model(spu_model *m, const plan *p, const uint8_t *apk, size_t abytes,
+                          const uint8_t *bpk, size_t bbytes, const uint32_t *args,
+                          const uint8_t *dev_c, size_t cbytes, uint64_t *cycles)
+{
+    uint8_t *spad = spu_model_spad(m);
+    memcpy(spad + p->a_base, apk, abytes);
+    memcpy(spad + p->b_base, bpk, bbytes);
+    spu_model_set_args(m, args, SPU_NARGS);
+    spu_model_run(m, spu_fw_gemm_int8.entry, 0);
+    spu_status_t st;
+    spu_model_status(m, &st);
+    *cycles += st.cycles;
+    if (st.state != SPU_STATE_HALTED)
+        return SPU_ETRAP;
+    return memcmp(spad + p->c_base, dev_c, cbytes) ? SPU_EMISMATCH : 0;
+}
+
+int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
+                const int8_t *A, const int8_t *B, int32_t *C,
+                const spu_gemm_opts *opts, spu_gemm_stats *stats)
+{
+    spu_gemm_stats s;
+    memset(&s, 0, sizeof s);
+    const double t0 = now_s();
+    if (!dev || (M && N && K && (!A || !B)) || (M && N && !C))
+        return SPU_EINVAL;
+    s.macs = (uint64_t)M * N * K;
+    if (!M || !N) {
+        if (stats) *stats = s;
+        return 0;
+    }
+    memset(C, 0, (size_t)M * N * sizeof *C);
+    if (!K) {
+        if (stats) *stats = s;
+        return 0;
+    }
+    spu_info_t info;
+    int rc = spu_info(dev, &info);
+    if (rc)
+        return rc;
+    const uint32_t MB = (M + info.rows - 1) / info.rows, NB = (N + info.cols - 1) / info.cols;
+    plan p;
+    if ((rc = make_plan(&info, MB, NB, K, &p)))
+        return rc;
+    const int timeout = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 60000;
+
+    spu_model *model = NULL;
+    if (opts && opts->check_model) {
+        spu_model_config mc = { info.rows, info.cols, info.spad_bytes, info.spad_banks,
+                                info.ucode_words, info.loop_depth ? info.loop_depth : 4 };
+        if ((rc = spu_model_create(&model, &mc)))
+            return rc;
+        spu_model_load_ucode(model, 0, spu_fw_gemm_int8.words, spu_fw_gemm_int8.nwords);
+    }
+    uint8_t *apk = malloc((size_t)p.mb * p.kc * p.wb);
+    uint8_t *bpk = malloc((size_t)p.nb * p.kc * p.wb);
+    uint8_t *cbuf = malloc((size_t)p.mb * p.nb * p.R * p.C * 4);
+    spu_counters_t c0, c1;
+    if (!apk || !bpk || !cbuf) {
+        rc = SPU_ENOMEM;
+        goto out;
+    }
+    if ((rc = spu_counters(dev, &c0)) || (rc = spu_load_program(dev, &spu_fw_gemm_int8)))
+        goto out;
+
+    for (uint32_t k0 = 0; k0 < K; k0 += p.kc) {
+        const uint32_t kc = K - k0 < p.kc ? K - k0 : p.kc;
+        for (uint32_t ib0 = 0; ib0 < MB; ib0 += p.mb) {
+            const uint32_t mbi = MB - ib0 < p.mb ? MB - ib0 : p.mb;
+            const size_t abytes = (size_t)mbi * kc * p.wb;
+            memset(apk, 0, abytes);
+            for (uint32_t b = 0; b < mbi; b++)
+                for (uint32_t i = 0; i < p.R; i++) {
+                    const uint32_t row = (ib0 + b) * p.R + i;
+                    if (row >= M)
+                        break;
+                    uint8_t *dst = apk + (size_t)b * kc * p.wb + i;
+                    const int8_t *src = A + (size_t)row * K + k0;
+                    for (uint32_t k = 0; k < kc; k++)
+                        dst[(size_t)k * p.wb] = (uint8_t)src[k];
+                }
+            if ((rc = spu_write(dev, p.a_base, apk, abytes)))
+                goto out;
+            for (uint32_t jb0 = 0; jb0 < NB; jb0 += p.nb) {
+                const uint32_t nbi = NB - jb0 < p.nb ? NB - jb0 : p.nb;
+                const size_t bbytes = (size_t)nbi * kc * p.wb;
+                memset(bpk, 0, bbytes);
+                for (uint32_t b = 0; b < nbi; b++) {
+                    const uint32_t col0 = (jb0 + b) * p.C;
+                    const uint32_t ncols = N - col0 < p.C ? N - col0 : p.C;
+                    for (uint32_t k = 0; k < kc; k++)
+                        memcpy(bpk + ((size_t)b * kc + k) * p.wb,
+                               B + (size_t)(k0 + k) * N + col0, ncols);
+                }
+                if ((rc = spu_write(dev, p.b_base, bpk, bbytes)))
+                    goto out;
+                const uint32_t args[SPU_NARGS] = { p.a_base, p.b_base, p.c_base, kc, mbi, nbi,
+                                                   kc * p.wb, p.R * p.C * 4 };
+                spu_status_t st;
+                spu_counters_t pc;
+                if ((rc = spu_run(dev, args, SPU_NARGS)) ||
+                    (rc = spu_wait(dev, timeout, &st)) || (rc = spu_counters(dev, &pc)))
+                    goto out;
+                s.pieces++;
+                s.cycles += pc.v[SPU_CNT_CYCLES];
+                s.mac_active += pc.v[SPU_CNT_MAC_ACTIVE];
+                s.stall_bank += pc.v[SPU_CNT_STALL_BANK];
+                s.stall_drain += pc.v[SPU_CNT_STALL_DRAIN];
+                s.instret += pc.v[SPU_CNT_INSTRET];
+                const size_t cbytes = (size_t)mbi * nbi * p.R * p.C * 4;
+                if ((rc = spu_read(dev, p.c_base, cbuf, cbytes)))
+                    goto out;
+                if (model && (rc = check_on_model(model, &p, apk, abytes, bpk, bbytes, args,
+                                                  cbuf, cbytes, &s.model_cycles)))
+                    goto out;
+                for (uint32_t bi = 0; bi < mbi; bi++)
+                    for (uint32_t bj = 0; bj < nbi; bj++) {
+                        const uint8_t *blk = cbuf + ((size_t)bi * nbi + bj) * p.R * p.C * 4;
+                        for (uint32_t i = 0; i < p.R; i++) {
+                            const uint32_t row = (ib0 + bi) * p.R + i;
+                            if (row >= M)
+                                break;
+                            for (uint32_t j = 0; j < p.C; j++) {
+                                const uint32_t col = (jb0 + bj) * p.C + j;
+                                if (col >= N)
+                                    break;
+                                const uint8_t *e = blk + ((size_t)i * p.C + j) * 4;
+                                uint32_t v = (uint32_t)e[0] | (uint32_t)e[1] << 8 |
+                                             (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
+                                int32_t *dst = &C[(size_t)row * N + col];
+                                *dst = (int32_t)((uint32_t)*dst + v);
+                            }
+                        }
+                    }
+            }
+        }
+    }
+    if ((rc = spu_counters(dev, &c1)))
+        goto out;
+    s.link_bytes = (c1.v[SPU_CNT_LINK_RX] - c0.v[SPU_CNT_LINK_RX]) +
+                   (c1.v[SPU_CNT_LINK_TX] - c0.v[SPU_CNT_LINK_TX]);
+out:
+    s.wall_s = now_s() - t0;
+    if (stats)
+        *stats = s;
+    free(apk);
+    free(bpk);
+    free(cbuf);
+    spu_model_free(model);
+    return rc;
+}

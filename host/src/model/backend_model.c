@@ -1,0 +1,126 @@
+/*
+ * backend_model.c -- device "model[?rows=R&cols=C&spad=BYTES]": the reference
+ * model in process. Runs are executed to completion inside RUN (bounded by
+ * the watchdog), so STATUS afterwards reports HALTED or TRAPPED.
+ */
+#include "core/backend.h"
+#include "spu/isa.h"
+#include "spu/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int param_u32(const spu_uri *u, const char *key, uint32_t *v)
+{
+    char buf[32];
+    if (!spu_uri_param(u, key, buf, sizeof buf))
+        return 0;
+    char *end;
+    unsigned long x = strtoul(buf, &end, 0);
+    if (*end || end == buf || x > 0xFFFFFFFFul)
+        return SPU_EINVAL;
+    *v = (uint32_t)x;
+    return 0;
+}
+
+static int model_open(void **impl, const spu_uri *u)
+{
+    spu_model_config cfg;
+    spu_model_config_default(&cfg);
+    if (u->path[0])
+        return SPU_EINVAL;
+    if (param_u32(u, "rows", &cfg.rows) || param_u32(u, "cols", &cfg.cols) ||
+        param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
+        param_u32(u, "ucode", &cfg.ucode_words))
+        return SPU_EINVAL;
+    return spu_model_create((spu_model **)impl, &cfg);
+}
+
+static void model_close(void *impl) { spu_model_free(impl); }
+
+static int model_info(void *impl, spu_info_t *info)
+{
+    const spu_model_config *c = spu_model_get_config(impl);
+    memset(info, 0, sizeof *info);
+    info->rows = c->rows;
+    info->cols = c->cols;
+    info->word_bytes = c->rows > c->cols ? c->rows : c->cols;
+    info->spad_bytes = c->spad_bytes;
+    info->spad_banks = c->spad_banks;
+    info->ucode_words = c->ucode_words;
+    for (size_t i = 0; i < spu_dtype_table_len; i++)
+        if (spu_dtype_table[i].array)
+            info->formats |= 1u << spu_dtype_table[i].code;
+    info->isa_hash = spu_isa_hash();
+    info->loop_depth = c->loop_depth;
+    snprintf(info->device, sizeof info->device, "model");
+    return 0;
+}
+
+static int model_busy(void *impl)
+{
+    spu_status_t st;
+    spu_model_status(impl, &st);
+    return st.state == SPU_STATE_RUNNING;
+}
+
+static int model_write(void *impl, uint32_t addr, const void *data, size_t len)
+{
+    if (model_busy(impl))
+        return SPU_EBUSY;
+    memcpy(spu_model_spad(impl) + addr, data, len);
+    return 0;
+}
+
+static int model_read(void *impl, uint32_t addr, void *data, size_t len)
+{
+    if (model_busy(impl))
+        return SPU_EBUSY;
+    memcpy(data, spu_model_spad(impl) + addr, len);
+    return 0;
+}
+
+static int model_ucode(void *impl, uint32_t off, const uint32_t *w, size_t n)
+{
+    return model_busy(impl) ? SPU_EBUSY : spu_model_load_ucode(impl, off, w, n);
+}
+
+static int model_args(void *impl, const uint32_t *args, int n)
+{
+    return model_busy(impl) ? SPU_EBUSY : spu_model_set_args(impl, args, n);
+}
+
+static int model_run(void *impl, uint32_t pc, uint32_t watchdog)
+{
+    return spu_model_run(impl, pc, watchdog);
+}
+
+static int model_status(void *impl, spu_status_t *st)
+{
+    spu_model_status(impl, st);
+    return 0;
+}
+
+static int model_counters(void *impl, spu_counters_t *c)
+{
+    spu_model_counters(impl, c);
+    return 0;
+}
+
+static int model_reset(void *impl)
+{
+    spu_model_stop(impl);
+    return 0;
+}
+
+static int model_ping(void *impl)
+{
+    (void)impl;
+    return 0;
+}
+
+const spu_backend_ops spu_backend_model = {
+    "model", model_open, model_close, model_info, model_write, model_read, model_ucode,
+    model_args, model_run, model_status, model_counters, model_reset, model_ping,
+};

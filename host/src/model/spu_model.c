@@ -1,0 +1,420 @@
+/*
+ * spu_model.c -- the SPU reference model (functional + cycle), docs/isa.md.
+ *
+ * An instruction-level interpreter with an exact timeline: instruction n
+ * starts at cycle T_n and costs its base cost plus the tensor extras. The
+ * drain unit is modelled as "busy until drain_free"; its writes land in the
+ * scratchpad when st issues (a program observes them only after sync/halt,
+ * as on the RTL).
+ */
+#include "spu/model.h"
+#include "spu/isa.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LOOP_DEPTH 16
+
+typedef struct loop_entry {
+    uint32_t start, end, count;
+} loop_entry;
+
+struct spu_model {
+    spu_model_config cfg;
+    uint32_t word_bytes;
+    uint8_t *spad;
+    uint32_t *ucode;
+    int32_t *acc;                 /* active accumulator buffer, rows*cols */
+    uint32_t args[SPU_NARGS];
+    uint32_t regs[SPU_NREGS];
+    uint32_t pc;
+    int state, trap;
+    loop_entry loops[MAX_LOOP_DEPTH];
+    uint32_t nloops;
+    unsigned cfg_in, cfg_out, cfg_shift, cfg_round, cfg_relu;
+    uint32_t stride_a, stride_b, stride_c;
+    uint64_t now;                 /* T_n relative to RUN */
+    uint64_t drain_free;
+    uint32_t watchdog;
+    uint64_t cnt[SPU_CNT_COUNT];
+    spu_model_trace_fn trace;
+    void *trace_ctx;
+};
+
+void spu_model_config_default(spu_model_config *cfg)
+{
+    cfg->rows = 8;
+    cfg->cols = 8;
+    cfg->spad_bytes = 256 * 1024;
+    cfg->spad_banks = 4;
+    cfg->ucode_words = 1024;
+    cfg->loop_depth = 4;
+}
+
+static uint32_t word_bytes_of(const spu_model_config *c)
+{
+    return c->rows > c->cols ? c->rows : c->cols;
+}
+
+int spu_model_create(spu_model **out, const spu_model_config *cfg)
+{
+    *out = NULL;
+    if (!cfg || cfg->rows < 1 || cfg->rows > 64 || cfg->cols < 1 || cfg->cols > 64 ||
+        cfg->spad_banks < 1 || (cfg->spad_banks & (cfg->spad_banks - 1)) ||
+        cfg->spad_bytes == 0 || cfg->spad_bytes % (cfg->spad_banks * word_bytes_of(cfg)) ||
+        cfg->ucode_words < 1 || cfg->ucode_words > (1u << 18) ||
+        cfg->loop_depth < 1 || cfg->loop_depth > MAX_LOOP_DEPTH)
+        return SPU_EINVAL;
+    spu_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return SPU_ENOMEM;
+    m->cfg = *cfg;
+    m->word_bytes = word_bytes_of(cfg);
+    m->spad = calloc(cfg->spad_bytes, 1);
+    m->ucode = calloc(cfg->ucode_words, sizeof *m->ucode);
+    m->acc = calloc((size_t)cfg->rows * cfg->cols, sizeof *m->acc);
+    if (!m->spad || !m->ucode || !m->acc) {
+        spu_model_free(m);
+        return SPU_ENOMEM;
+    }
+    m->state = SPU_STATE_IDLE;
+    *out = m;
+    return 0;
+}
+
+void spu_model_free(spu_model *m)
+{
+    if (!m)
+        return;
+    free(m->spad);
+    free(m->ucode);
+    free(m->acc);
+    free(m);
+}
+
+const spu_model_config *spu_model_get_config(const spu_model *m) { return &m->cfg; }
+uint8_t *spu_model_spad(spu_model *m) { return m->spad; }
+
+int spu_model_load_ucode(spu_model *m, uint32_t offset, const uint32_t *w, size_t n)
+{
+    if (offset > m->cfg.ucode_words || n > m->cfg.ucode_words - offset)
+        return SPU_ERANGE;
+    if (n)
+        memcpy(m->ucode + offset, w, n * sizeof *w);
+    return 0;
+}
+
+int spu_model_set_args(spu_model *m, const uint32_t *args, int n)
+{
+    if (n < 0 || n > SPU_NARGS)
+        return SPU_EINVAL;
+    for (int i = 0; i < n; i++)
+        m->args[i] = args[i];
+    return 0;
+}
+
+void spu_model_set_trace(spu_model *m, spu_model_trace_fn fn, void *ctx)
+{
+    m->trace = fn;
+    m->trace_ctx = ctx;
+}
+
+uint32_t spu_model_reg(const spu_model *m, int r)
+{
+    return (r >= 0 && r < SPU_NREGS) ? m->regs[r] : 0;
+}
+
+void spu_model_count_link(spu_model *m, uint64_t rx, uint64_t tx)
+{
+    m->cnt[SPU_CNT_LINK_RX] += rx;
+    m->cnt[SPU_CNT_LINK_TX] += tx;
+}
+
+uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype)
+{
+    const spu_dtype_desc *d = spu_dtype_by_code(out_dtype);
+    uint32_t wb = word_bytes_of(cfg);
+    uint32_t row_bytes = cfg->cols * (d ? d->bytes : 4);
+    return cfg->rows * ((row_bytes + wb - 1) / wb);
+}
+
+int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu)
+{
+    int64_t q = acc;
+    if (shift) {
+        int64_t fl = q >> shift;                       /* floor */
+        int64_t rem = q - (fl * ((int64_t)1 << shift)); /* 0 .. 2^s-1 */
+        int64_t half = (int64_t)1 << (shift - 1);
+        switch (round) {
+        case SPU_ROUND_RNE: q = fl + (rem > half || (rem == half && (fl & 1))); break;
+        case SPU_ROUND_RTZ: q = fl + (q < 0 && rem != 0); break;
+        default:            q = fl + (rem > half || (rem == half && q >= 0)); break;
+        }
+    }
+    if (q > 127) q = 127;
+    if (q < -128) q = -128;
+    if (relu && q < 0) q = 0;
+    return (int8_t)q;
+}
+
+static void reset_run_state(spu_model *m)
+{
+    memset(m->regs, 0, sizeof m->regs);
+    for (int i = 0; i < SPU_NARGS; i++)
+        m->regs[1 + i] = m->args[i];
+    m->nloops = 0;
+    m->cfg_in = spu_cfg_field_table[SPU_CFG_IN].def;
+    m->cfg_out = spu_cfg_field_table[SPU_CFG_OUT].def;
+    m->cfg_shift = spu_cfg_field_table[SPU_CFG_SHIFT].def;
+    m->cfg_round = spu_cfg_field_table[SPU_CFG_ROUND].def;
+    m->cfg_relu = spu_cfg_field_table[SPU_CFG_RELU].def;
+    m->stride_a = m->word_bytes;
+    m->stride_b = m->word_bytes;
+    m->stride_c = m->cfg.cols * 4;
+    memset(m->acc, 0, (size_t)m->cfg.rows * m->cfg.cols * sizeof *m->acc);
+    m->now = 0;
+    m->drain_free = 0;
+    m->trap = SPU_TRAP_NONE;
+    for (int i = 0; i <= SPU_CNT_DRAIN_BUSY; i++)
+        m->cnt[i] = 0;
+}
+
+int spu_model_start(spu_model *m, uint32_t pc, uint32_t watchdog)
+{
+    reset_run_state(m);
+    m->pc = pc;
+    m->watchdog = watchdog;
+    m->state = SPU_STATE_RUNNING;
+    return 0;
+}
+
+void spu_model_stop(spu_model *m)
+{
+    m->state = SPU_STATE_IDLE;
+    m->trap = SPU_TRAP_NONE;
+}
+
+static int do_trap(spu_model *m, int cause)
+{
+    m->state = SPU_STATE_TRAPPED;
+    m->trap = cause;
+    m->cnt[SPU_CNT_CYCLES] = m->now;
+    return 0;
+}
+
+static uint32_t bank_of(const spu_model *m, uint64_t addr)
+{
+    return (uint32_t)(addr / (m->cfg.spad_bytes / m->cfg.spad_banks));
+}
+
+/* Cycles the drain unit still needs at the current time; counts the stall. */
+static uint64_t drain_wait(spu_model *m)
+{
+    uint64_t wait = m->drain_free > m->now ? m->drain_free - m->now : 0;
+    m->cnt[SPU_CNT_STALL_DRAIN] += wait;
+    return wait;
+}
+
+/* mm: returns 0 or a trap cause; *extra receives the extra cycles. */
+static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *extra)
+{
+    const uint32_t R = m->cfg.rows, C = m->cfg.cols, wb = m->word_bytes;
+    *extra = 0;
+    if (k == 0)
+        return 0;
+    if (a % wb || b % wb || m->stride_a % wb || m->stride_b % wb)
+        return SPU_TRAP_MISALIGNED;
+    if ((uint64_t)a + (uint64_t)(k - 1) * m->stride_a + R > m->cfg.spad_bytes ||
+        (uint64_t)b + (uint64_t)(k - 1) * m->stride_b + C > m->cfg.spad_bytes)
+        return SPU_TRAP_SPAD_RANGE;
+    uint64_t conflicts = 0;
+    uint32_t *acc = (uint32_t *)m->acc;   /* unsigned: int32 wrap-around */
+    for (uint32_t s = 0; s < k; s++) {
+        uint64_t pa = a + (uint64_t)s * m->stride_a, pb = b + (uint64_t)s * m->stride_b;
+        const int8_t *va = (const int8_t *)m->spad + pa, *vb = (const int8_t *)m->spad + pb;
+        conflicts += bank_of(m, pa) == bank_of(m, pb);
+        for (uint32_t i = 0; i < R; i++) {
+            int32_t ai = va[i];
+            uint32_t *row = acc + (size_t)i * C;
+            for (uint32_t j = 0; j < C; j++)
+                row[j] += (uint32_t)(ai * vb[j]);
+        }
+    }
+    *extra = k + conflicts + R + C - 2;
+    m->cnt[SPU_CNT_MAC_ACTIVE] += k;
+    m->cnt[SPU_CNT_STALL_BANK] += conflicts;
+    m->cnt[SPU_CNT_MM_CYCLES] += *extra;
+    return 0;
+}
+
+static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
+{
+    const uint32_t R = m->cfg.rows, C = m->cfg.cols, wb = m->word_bytes;
+    const spu_dtype_desc *out = spu_dtype_by_code(m->cfg_out);
+    if (addr % wb || m->stride_c % wb)
+        return SPU_TRAP_MISALIGNED;
+    if ((uint64_t)addr + (uint64_t)(R - 1) * m->stride_c + (uint64_t)C * out->bytes > m->cfg.spad_bytes)
+        return SPU_TRAP_SPAD_RANGE;
+    uint64_t wait = drain_wait(m);
+    for (uint32_t i = 0; i < R; i++) {
+        uint8_t *dst = m->spad + addr + (size_t)i * m->stride_c;
+        for (uint32_t j = 0; j < C; j++) {
+            int32_t v = m->acc[(size_t)i * C + j];
+            if (m->cfg_out == SPU_DTYPE_INT32) {
+                uint32_t u = (uint32_t)v;
+                dst[4 * j + 0] = (uint8_t)u;
+                dst[4 * j + 1] = (uint8_t)(u >> 8);
+                dst[4 * j + 2] = (uint8_t)(u >> 16);
+                dst[4 * j + 3] = (uint8_t)(u >> 24);
+            } else {
+                dst[j] = (uint8_t)spu_requant_int8(v, m->cfg_shift, m->cfg_round, m->cfg_relu);
+            }
+        }
+    }
+    memset(m->acc, 0, (size_t)R * C * sizeof *m->acc);
+    uint32_t d = spu_model_drain_cycles(&m->cfg, m->cfg_out);
+    m->drain_free = m->now + wait + d;
+    m->cnt[SPU_CNT_DRAIN_BUSY] += d;
+    *extra = wait;
+    return 0;
+}
+
+static int exec_cfg(spu_model *m, uint32_t imm)
+{
+    unsigned f[SPU_CFG_FIELD_COUNT];
+    uint32_t used = 0;
+    for (int i = 0; i < SPU_CFG_FIELD_COUNT; i++) {
+        const spu_cfg_field_desc *d = &spu_cfg_field_table[i];
+        uint32_t mask = ((1u << d->width) - 1) << d->lsb;
+        f[i] = (imm & mask) >> d->lsb;
+        used |= mask;
+    }
+    const spu_dtype_desc *in = spu_dtype_by_code(f[SPU_CFG_IN]);
+    if ((imm & ~used) || !in || !in->array ||
+        (f[SPU_CFG_OUT] != SPU_DTYPE_INT8 && f[SPU_CFG_OUT] != SPU_DTYPE_INT32) ||
+        f[SPU_CFG_ROUND] > SPU_ROUND_RNA)
+        return SPU_TRAP_ILLEGAL;
+    m->cfg_in = f[SPU_CFG_IN];
+    m->cfg_out = f[SPU_CFG_OUT];
+    m->cfg_shift = f[SPU_CFG_SHIFT];
+    m->cfg_round = f[SPU_CFG_ROUND];
+    m->cfg_relu = f[SPU_CFG_RELU];
+    return 0;
+}
+
+int spu_model_step(spu_model *m)
+{
+    if (m->state != SPU_STATE_RUNNING)
+        return 0;
+    if (m->watchdog && m->now >= m->watchdog)
+        return do_trap(m, SPU_TRAP_WATCHDOG);
+    if (m->pc >= m->cfg.ucode_words)
+        return do_trap(m, SPU_TRAP_PC_RANGE);
+    const uint32_t word = m->ucode[m->pc];
+    spu_insn in;
+    if (spu_isa_decode(word, &in) != 0)
+        return do_trap(m, SPU_TRAP_ILLEGAL);
+    const spu_insn_desc *d = spu_isa_by_opcode(in.opcode);
+    uint32_t *r = m->regs;
+    const uint32_t ra = r[in.a], rb = r[in.b], rc = r[in.c];
+    uint32_t next = m->pc + 1;
+    int redirected = 0, rd = -1, trap = 0;
+    uint32_t rd_val = 0;
+    uint64_t extra = 0;
+
+    switch (in.opcode) {
+    case SPU_OP_NOP: break;
+    case SPU_OP_HALT: extra = drain_wait(m); break;
+    case SPU_OP_LI:   rd = (int)in.a; rd_val = (uint32_t)in.imm; break;
+    case SPU_OP_LUI:  rd = (int)in.a; rd_val = (uint32_t)in.imm << 16; break;
+    case SPU_OP_ADDI: rd = (int)in.a; rd_val = rb + (uint32_t)in.imm; break;
+    case SPU_OP_ADD:  rd = (int)in.a; rd_val = rb + rc; break;
+    case SPU_OP_SUB:  rd = (int)in.a; rd_val = rb - rc; break;
+    case SPU_OP_SHLI: rd = (int)in.a; rd_val = rb << in.imm; break;
+    case SPU_OP_MUL:  rd = (int)in.a; rd_val = rb * rc; break;
+    case SPU_OP_BNE:
+        if (ra != rb) { next = (uint32_t)in.imm; redirected = 1; }
+        break;
+    case SPU_OP_BLT:
+        if ((int32_t)ra < (int32_t)rb) { next = (uint32_t)in.imm; redirected = 1; }
+        break;
+    case SPU_OP_JMP: next = (uint32_t)in.imm; redirected = 1; break;
+    case SPU_OP_LOOP:
+        if ((uint32_t)in.imm <= m->pc + 1)
+            trap = SPU_TRAP_ILLEGAL;
+        else if (ra == 0) {
+            next = (uint32_t)in.imm;
+            redirected = 1;
+        } else if (m->nloops >= m->cfg.loop_depth)
+            trap = SPU_TRAP_LOOP_STACK;
+        else
+            m->loops[m->nloops++] = (loop_entry){ m->pc + 1, (uint32_t)in.imm, ra };
+        break;
+    case SPU_OP_CFG:    trap = exec_cfg(m, (uint32_t)in.imm); break;
+    case SPU_OP_STRIDE: m->stride_a = ra; m->stride_b = rb; m->stride_c = rc; break;
+    case SPU_OP_ZACC:
+        memset(m->acc, 0, (size_t)m->cfg.rows * m->cfg.cols * sizeof *m->acc);
+        break;
+    case SPU_OP_MM:   trap = exec_mm(m, ra, rb, rc, &extra); break;
+    case SPU_OP_ST:   trap = exec_st(m, ra, &extra); break;
+    case SPU_OP_SYNC: extra = drain_wait(m); break;
+    case SPU_OP_CNT:
+        if ((uint32_t)in.imm >= SPU_CNT_COUNT) {
+            trap = SPU_TRAP_ILLEGAL;
+        } else {
+            m->cnt[SPU_CNT_CYCLES] = m->now;
+            rd = (int)in.a;
+            rd_val = (uint32_t)m->cnt[in.imm];
+        }
+        break;
+    default: trap = SPU_TRAP_ILLEGAL; break;
+    }
+    if (trap)
+        return do_trap(m, trap);
+    if (rd > 0)
+        r[rd] = rd_val;
+    if (m->trace) {
+        spu_model_trace t = { m->now, m->pc, word, rd > 0 ? rd : -1, rd > 0 ? rd_val : 0 };
+        m->trace(m->trace_ctx, &t);
+    }
+    m->now += d->cycles + extra;
+    m->cnt[SPU_CNT_INSTRET]++;
+    m->cnt[SPU_CNT_CYCLES] = m->now;
+    if (in.opcode == SPU_OP_HALT) {
+        m->state = SPU_STATE_HALTED;
+        return 0;
+    }
+    /* zero-overhead loop back edge, on the sequential path only */
+    if (!redirected && m->nloops && next == m->loops[m->nloops - 1].end) {
+        loop_entry *l = &m->loops[m->nloops - 1];
+        if (l->count > 1) {
+            l->count--;
+            next = l->start;
+        } else {
+            m->nloops--;
+        }
+    }
+    m->pc = next;
+    return 1;
+}
+
+int spu_model_run(spu_model *m, uint32_t pc, uint32_t watchdog)
+{
+    spu_model_start(m, pc, watchdog);
+    while (spu_model_step(m))
+        ;
+    return 0;
+}
+
+void spu_model_status(const spu_model *m, spu_status_t *st)
+{
+    st->state = m->state;
+    st->trap = m->trap;
+    st->pc = m->pc;
+    st->cycles = m->cnt[SPU_CNT_CYCLES];
+}
+
+void spu_model_counters(const spu_model *m, spu_counters_t *c)
+{
+    memcpy(c->v, m->cnt, sizeof c->v);
+}
