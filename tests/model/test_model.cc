@@ -1,0 +1,377 @@
+// test_model.cc -- the reference model against docs/isa.md: semantics of
+// every instruction, traps, loop rules and the cycle/counter timeline.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "spu/asm.h"
+#include "spu/isa.h"
+#include "spu/model.h"
+}
+
+namespace {
+
+struct Model {
+    spu_model *m = nullptr;
+    explicit Model(uint32_t rows = 8, uint32_t cols = 8, uint32_t spad = 262144, uint32_t banks = 4)
+    {
+        spu_model_config c;
+        spu_model_config_default(&c);
+        c.rows = rows;
+        c.cols = cols;
+        c.spad_bytes = spad;
+        c.spad_banks = banks;
+        EXPECT_EQ(spu_model_create(&m, &c), 0);
+    }
+    ~Model() { spu_model_free(m); }
+
+    // Assemble and load src, set args, run; returns the final status.
+    spu_status_t run(const std::string &src, std::vector<uint32_t> args = {}, uint32_t watchdog = 0)
+    {
+        spu_image img{};
+        char err[2048] = "";
+        int rc = spu_asm(src.c_str(), "test.s", &img, err, sizeof err);
+        EXPECT_EQ(rc, 0) << err;
+        load(std::vector<uint32_t>(img.words, img.words + img.nwords));
+        spu_image_free(&img);
+        return run_loaded(args, watchdog);
+    }
+    void load(const std::vector<uint32_t> &w) { ASSERT_EQ(spu_model_load_ucode(m, 0, w.data(), w.size()), 0); }
+    spu_status_t run_loaded(std::vector<uint32_t> args = {}, uint32_t watchdog = 0)
+    {
+        spu_model_set_args(m, args.data(), (int)args.size());
+        spu_model_run(m, 0, watchdog);
+        spu_status_t st;
+        spu_model_status(m, &st);
+        return st;
+    }
+    uint32_t reg(int r) const { return spu_model_reg(m, r); }
+    uint64_t cnt(int id) const
+    {
+        spu_counters_t c;
+        spu_model_counters(m, &c);
+        return c.v[id];
+    }
+    uint8_t *spad() { return spu_model_spad(m); }
+};
+
+uint32_t enc(unsigned op, unsigned a = 0, unsigned b = 0, unsigned c = 0, int32_t imm = 0)
+{
+    spu_insn in{op, a, b, c, imm};
+    uint32_t w = 0;
+    EXPECT_EQ(spu_isa_encode(&in, &w), 0);
+    return w;
+}
+
+TEST(ModelScalar, ArithmeticAndR0)
+{
+    Model m;
+    auto st = m.run(R"(
+        li r1, -5
+        lui r2, 0x1234
+        addi r3, r1, 100
+        add r4, r2, r3
+        sub r5, r1, r3
+        shli r6, r3, 4
+        mul r7, r1, r3
+        li r0, 77          ; r0 stays zero
+        addi r8, r0, 1
+        li r9, 0x1fffff
+        halt
+    )");
+    EXPECT_EQ(st.state, SPU_STATE_HALTED);
+    EXPECT_EQ(m.reg(1), (uint32_t)-5);
+    EXPECT_EQ(m.reg(2), 0x12340000u);
+    EXPECT_EQ(m.reg(3), 95u);
+    EXPECT_EQ(m.reg(4), 0x12340000u + 95u);
+    EXPECT_EQ(m.reg(5), (uint32_t)-100);
+    EXPECT_EQ(m.reg(6), 95u << 4);
+    EXPECT_EQ(m.reg(7), (uint32_t)(-5 * 95));
+    EXPECT_EQ(m.reg(0), 0u);
+    EXPECT_EQ(m.reg(8), 1u);
+    EXPECT_EQ(m.reg(9), 0x1fffffu);
+    EXPECT_EQ(m.cnt(SPU_CNT_INSTRET), 11u);
+    EXPECT_EQ(st.cycles, 22u);  // 2 cycles each, no tensor work
+    EXPECT_EQ(st.pc, 10u);      // the halt
+}
+
+TEST(ModelScalar, ArgsAndClearedRegisters)
+{
+    Model m;
+    auto st = m.run("add r9, r1, r8\nhalt\n", {10, 2, 3, 4, 5, 6, 7, 8});
+    EXPECT_EQ(st.state, SPU_STATE_HALTED);
+    EXPECT_EQ(m.reg(9), 18u);
+    // A second run starts with r9..r15 cleared and the same args.
+    st = m.run("add r10, r9, r1\nhalt\n", {10});
+    EXPECT_EQ(m.reg(10), 10u);
+}
+
+TEST(ModelControl, BranchesSumLoop)
+{
+    Model m;
+    auto st = m.run(R"(
+            li r9, 0          ; i
+            li r10, 0         ; sum
+    top:    add r10, r10, r9
+            addi r9, r9, 1
+            blt r9, r1, top
+            li r11, 3
+            bne r11, r0, skip
+            li r12, 99        ; skipped
+    skip:   jmp end
+            li r12, 98        ; skipped
+    end:    halt
+    )", {10});
+    EXPECT_EQ(st.state, SPU_STATE_HALTED);
+    EXPECT_EQ(m.reg(10), 45u);
+    EXPECT_EQ(m.reg(12), 0u);
+}
+
+TEST(ModelControl, NestedLoopsAndZeroCount)
+{
+    Model m;
+    auto st = m.run(R"(
+            li r9, 0
+            loop r1, outer_end
+              loop r2, inner_end
+                addi r9, r9, 1
+    inner_end:
+              addi r10, r10, 1
+    outer_end:
+            loop r0, never     ; count 0 skips the body
+              addi r11, r11, 1
+    never:  halt
+    )", {3, 5});
+    EXPECT_EQ(st.state, SPU_STATE_HALTED);
+    EXPECT_EQ(m.reg(9), 15u);
+    EXPECT_EQ(m.reg(10), 3u);
+    EXPECT_EQ(m.reg(11), 0u);
+    // retired: li, loop, 3*(loop + 5*addi + addi), loop, halt = 1+1+3*7+1+1
+    EXPECT_EQ(m.cnt(SPU_CNT_INSTRET), 25u);
+    EXPECT_EQ(st.cycles, 50u);  // back edges are free
+}
+
+TEST(ModelControl, LoopWithTakenBranchInside)
+{
+    Model m;
+    auto st = m.run(R"(
+            loop r1, done
+              addi r9, r9, 1
+              bne r9, r0, next   ; taken branch to the next line: no back edge
+    next:   nop
+    done:   halt
+    )", {4});
+    EXPECT_EQ(st.state, SPU_STATE_HALTED);
+    EXPECT_EQ(m.reg(9), 4u);
+}
+
+TEST(ModelTraps, EveryCause)
+{
+    struct Case { std::vector<uint32_t> prog; int trap; uint32_t pc; std::vector<uint32_t> args; uint32_t wd; };
+    const uint32_t halt = enc(SPU_OP_HALT);
+    std::vector<Case> cases = {
+        {{0xFC000000u}, SPU_TRAP_ILLEGAL, 0, {}, 0},                                   // undefined opcode
+        {{enc(SPU_OP_NOP) | 1u}, SPU_TRAP_ILLEGAL, 0, {}, 0},                         // reserved bit
+        {{enc(SPU_OP_NOP), enc(SPU_OP_LOOP, 1, 0, 0, 2), halt}, SPU_TRAP_ILLEGAL, 1, {1}, 0},  // empty body
+        {{enc(SPU_OP_CFG, 0, 0, 0, 1)}, SPU_TRAP_ILLEGAL, 0, {}, 0},                  // in=int32 not an array type
+        {{enc(SPU_OP_CFG, 0, 0, 0, 3 << 13)}, SPU_TRAP_ILLEGAL, 0, {}, 0},            // round=3
+        {{enc(SPU_OP_CFG, 0, 0, 0, 1 << 16)}, SPU_TRAP_ILLEGAL, 0, {}, 0},            // reserved cfg bit
+        {{enc(SPU_OP_CNT, 9, 0, 0, SPU_CNT_COUNT)}, SPU_TRAP_ILLEGAL, 0, {}, 0},      // unknown counter
+        {{enc(SPU_OP_MM, 1, 2, 3)}, SPU_TRAP_SPAD_RANGE, 0, {262144 - 8, 0, 2}, 0},   // A runs off the end
+        {{enc(SPU_OP_MM, 1, 2, 3)}, SPU_TRAP_MISALIGNED, 0, {4, 0, 1}, 0},            // A misaligned
+        {{enc(SPU_OP_ST, 1)}, SPU_TRAP_MISALIGNED, 0, {3}, 0},
+        {{enc(SPU_OP_ST, 1)}, SPU_TRAP_SPAD_RANGE, 0, {262144 - 8}, 0},
+        {{enc(SPU_OP_JMP, 0, 0, 0, 5000)}, SPU_TRAP_PC_RANGE, 5000, {}, 0},
+        {{enc(SPU_OP_JMP, 0, 0, 0, 0)}, SPU_TRAP_WATCHDOG, 0, {}, 100},               // endless loop
+    };
+    // nested loops deeper than LOOP_DEPTH
+    std::vector<uint32_t> deep;
+    for (int i = 0; i < 5; i++) deep.push_back(enc(SPU_OP_LOOP, 1, 0, 0, 10));
+    deep.push_back(enc(SPU_OP_NOP));
+    cases.push_back({deep, SPU_TRAP_LOOP_STACK, 4, {2}, 0});
+    for (size_t i = 0; i < cases.size(); i++) {
+        Model m;
+        m.load(cases[i].prog);
+        auto st = m.run_loaded(cases[i].args, cases[i].wd);
+        EXPECT_EQ(st.state, SPU_STATE_TRAPPED) << "case " << i;
+        EXPECT_EQ(st.trap, cases[i].trap) << "case " << i;
+        EXPECT_EQ(st.pc, cases[i].pc) << "case " << i;
+        // the machine starts afresh after a trap
+        m.load({enc(SPU_OP_LI, 9, 0, 0, 7), halt});
+        st = m.run_loaded();
+        EXPECT_EQ(st.state, SPU_STATE_HALTED) << "case " << i;
+        EXPECT_EQ(m.reg(9), 7u);
+    }
+}
+
+TEST(ModelTraps, RunningOffTheEndOfTheStore)
+{
+    spu_model_config c;
+    spu_model_config_default(&c);
+    c.ucode_words = 4;
+    spu_model *m;
+    ASSERT_EQ(spu_model_create(&m, &c), 0);
+    spu_model_run(m, 0, 0);  // all nops
+    spu_status_t st;
+    spu_model_status(m, &st);
+    EXPECT_EQ(st.trap, SPU_TRAP_PC_RANGE);
+    EXPECT_EQ(st.pc, 4u);
+    spu_model_free(m);
+}
+
+// mm + st on random data against a plain loop, for several geometries.
+void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks)
+{
+    Model m(R, C, 65536, banks);
+    const uint32_t wb = std::max(R, C);
+    std::mt19937 rng(R * 1000 + C * 10 + K);
+    const uint32_t bank = 65536 / banks;
+    const uint32_t abase = 0, bbase = banks > 1 ? bank : 16384, cbase = banks > 2 ? 2 * bank : 32768;
+    std::vector<int8_t> A(R * K), B(K * C);
+    for (auto &v : A) v = (int8_t)rng();
+    for (auto &v : B) v = (int8_t)rng();
+    for (uint32_t k = 0; k < K; k++) {
+        for (uint32_t i = 0; i < R; i++) m.spad()[abase + k * wb + i] = (uint8_t)A[i * K + k];
+        for (uint32_t j = 0; j < C; j++) m.spad()[bbase + k * wb + j] = (uint8_t)B[k * C + j];
+    }
+    auto st = m.run("mm r1, r2, r3\nst r4\nhalt\n", {abase, bbase, K, cbase});
+    ASSERT_EQ(st.state, SPU_STATE_HALTED);
+    for (uint32_t i = 0; i < R; i++)
+        for (uint32_t j = 0; j < C; j++) {
+            int32_t ref = 0;
+            for (uint32_t k = 0; k < K; k++) ref += A[i * K + k] * B[k * C + j];
+            int32_t got;
+            memcpy(&got, m.spad() + cbase + (i * C + j) * 4, 4);
+            ASSERT_EQ(got, ref) << R << "x" << C << " K=" << K << " (" << i << "," << j << ")";
+        }
+    const uint64_t conflicts = bbase / (65536 / banks) == 0 ? K : 0;
+    const uint64_t mm_extra = K + conflicts + R + C - 2;
+    const uint64_t drain = R * ((C * 4 + wb - 1) / wb);
+    EXPECT_EQ(m.cnt(SPU_CNT_MM_CYCLES), mm_extra);
+    EXPECT_EQ(m.cnt(SPU_CNT_STALL_BANK), conflicts);
+    EXPECT_EQ(m.cnt(SPU_CNT_MAC_ACTIVE), K);
+    EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), drain);
+    // mm at 0, st at 2+extra, halt at 4+extra waits for the drain
+    const uint64_t t_st = 2 + mm_extra, t_halt = t_st + 2;
+    const uint64_t wait = t_st + drain > t_halt ? t_st + drain - t_halt : 0;
+    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), wait);
+    EXPECT_EQ(st.cycles, t_halt + 2 + wait);
+}
+
+TEST(ModelTensor, MmStMatchesLoop)
+{
+    for (uint32_t K : {1u, 2u, 7u, 64u, 1000u}) check_block(8, 8, K, 4);
+    check_block(4, 4, 33, 4);
+    check_block(2, 8, 17, 4);
+    check_block(8, 2, 17, 2);
+    check_block(8, 8, 50, 1);  // one bank: every k-step conflicts
+}
+
+TEST(ModelTensor, AccumulateZaccAndSwap)
+{
+    Model m(2, 2, 4096, 4);
+    // A words at 0 and 2 (wb = 2), B words at 1024
+    int8_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+    memcpy(m.spad(), a, 4);
+    memcpy(m.spad() + 1024, b, 4);
+    auto st = m.run(R"(
+        li r9, 1
+        mm r1, r2, r9     ; acc = a0 (x) b0
+        mm r1, r2, r9     ; accumulates: 2 * a0 (x) b0
+        st r3             ; drains, new buffer is zero
+        mm r1, r2, r9
+        zacc
+        mm r4, r5, r9     ; only this one counts: a1 (x) b1
+        st r6
+        halt
+    )", {0, 1024, 2048, 2, 1026, 2064});
+    ASSERT_EQ(st.state, SPU_STATE_HALTED);
+    int32_t c[4];
+    memcpy(c, m.spad() + 2048, 16);
+    EXPECT_EQ(c[0], 2 * 1 * 5); EXPECT_EQ(c[1], 2 * 1 * 6);
+    EXPECT_EQ(c[2], 2 * 2 * 5); EXPECT_EQ(c[3], 2 * 2 * 6);
+    memcpy(c, m.spad() + 2064, 16);
+    EXPECT_EQ(c[0], 3 * 7); EXPECT_EQ(c[1], 3 * 8);
+    EXPECT_EQ(c[2], 4 * 7); EXPECT_EQ(c[3], 4 * 8);
+}
+
+TEST(ModelTensor, BackToBackStoresStallOnTheDrain)
+{
+    Model m;
+    auto st = m.run("st r1\nst r2\nsync\nhalt\n", {0, 512});
+    ASSERT_EQ(st.state, SPU_STATE_HALTED);
+    const uint64_t d = 8 * 4;  // 8 rows x 32 bytes / 8-byte words
+    // st@0 drains until 32; st@2 waits 30, drains until 64; sync@34 waits 30.
+    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), 30u + 30u);
+    EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), 2 * d);
+    EXPECT_EQ(st.cycles, 2u + 32u + 32u + 2u);
+}
+
+TEST(ModelTensor, CntReadsCountersAtInstructionStart)
+{
+    Model m;
+    auto st = m.run("nop\nnop\ncnt r9, cycles\ncnt r10, instret\nhalt\n");
+    ASSERT_EQ(st.state, SPU_STATE_HALTED);
+    EXPECT_EQ(m.reg(9), 4u);
+    EXPECT_EQ(m.reg(10), 3u);
+}
+
+// The requantizer against an independent formulation with long double.
+int8_t requant_reference(int32_t acc, unsigned s, unsigned round, int relu)
+{
+    long double x = (long double)acc / (long double)(1ull << s);
+    long double fl = floorl(x), frac = x - fl, q;
+    switch (round) {
+    case SPU_ROUND_RNE: q = frac > 0.5L ? fl + 1 : frac < 0.5L ? fl : (fmodl(fl, 2) == 0 ? fl : fl + 1); break;
+    case SPU_ROUND_RTZ: q = truncl(x); break;
+    default: q = frac > 0.5L ? fl + 1 : frac < 0.5L ? fl : (x > 0 ? fl + 1 : fl); break;
+    }
+    if (q > 127) q = 127;
+    if (q < -128) q = -128;
+    if (relu && q < 0) q = 0;
+    return (int8_t)q;
+}
+
+TEST(ModelTensor, RequantizeAllModes)
+{
+    std::mt19937 rng(5);
+    std::vector<int32_t> vals = {0, 1, -1, 2, -2, 3, -3, 5, -5, 6, -6, 127, 128, -128, -129,
+                                 255, 256, -256, 384, -384, INT32_MAX, INT32_MIN, 1 << 20, -(1 << 20)};
+    for (int i = 0; i < 20000; i++) vals.push_back((int32_t)rng() >> (rng() % 31));
+    for (int32_t v : vals)
+        for (unsigned s = 0; s < 32; s++)
+            for (unsigned r = 0; r < 3; r++)
+                for (int relu = 0; relu < 2; relu++)
+                    ASSERT_EQ(spu_requant_int8(v, s, r, relu), requant_reference(v, s, r, relu))
+                        << "acc " << v << " shift " << s << " round " << r << " relu " << relu;
+}
+
+TEST(ModelTensor, StInt8OutputThroughTheProgram)
+{
+    Model m;
+    // A column of 1s against B row of (-7, -6, ..., 0) with K=1: acc = B[j]
+    for (int i = 0; i < 8; i++) m.spad()[i] = 1;
+    for (int j = 0; j < 8; j++) m.spad()[65536 + j] = (uint8_t)(int8_t)(j * 37 - 150);
+    auto st = m.run(R"(
+        cfg in=int8 out=int8 shift=2 round=rna relu=1
+        li r9, 8
+        li r10, 8
+        li r11, 8
+        stride r9, r10, r11
+        li r12, 1
+        mm r1, r2, r12
+        st r3
+        halt
+    )", {0, 65536, 131072});
+    ASSERT_EQ(st.state, SPU_STATE_HALTED);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            EXPECT_EQ((int8_t)m.spad()[131072 + i * 8 + j], requant_reference((int8_t)(j * 37 - 150), 2, SPU_ROUND_RNA, 1));
+    EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), 8u);  // one 8-byte word per row
+}
+
+}  // namespace
