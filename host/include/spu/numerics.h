@@ -248,13 +248,15 @@ int spu_mx_quantize_scalar(spu_mx_fmt f, const float *x, size_t rows, size_t col
                            const spu_mx_opts *opts, uint8_t *codes,
                            uint8_t *scales, float *deq);
 
-/* Exact MX block dot product: sum_i a_i * b_i over n element pairs (element
- * formats fa, fb, codes one per byte), times 2^(Xa + Xb), computed exactly
- * and rounded once to f32 (RNE, IEEE overflow to Inf). NaN if a scale is
- * 0xFF, an element is NaN, or Inf - Inf / 0 * Inf occurs; +-Inf if an
- * element product is infinite. Returns the f32 result. */
-float spu_dot_exact(spu_fmt fa, const uint8_t *a, uint8_t scale_a,
-                    spu_fmt fb, const uint8_t *b, uint8_t scale_b, size_t n);
+/* Exact MX block dot product: sum_i a_i * b_i over n element pairs (codes
+ * one per byte, element values as spu_mx_dequant with scale 2^0, so mxint8
+ * elements are code * 2^-6), times 2^(Xa + Xb), computed exactly and
+ * rounded once to f32 (RNE, IEEE overflow to Inf; an exact zero sum gives
+ * +0). NaN if a scale is 0xFF, an element is NaN, or Inf - Inf / 0 * Inf
+ * occurs; +-Inf if an element product is infinite. The two operands may use
+ * different MX formats. Returns the f32 result. */
+float spu_mx_dot_exact(spu_mx_fmt fa, const uint8_t *a, uint8_t scale_a,
+                       spu_mx_fmt fb, const uint8_t *b, uint8_t scale_b, size_t n);
 
 /* ---- packing of sub-byte codes (quantize --codes) ------------------------------- */
 /* Bytes to pack n codes of fmt: 4-bit: ceil(n/2) (two per byte, element 2i
