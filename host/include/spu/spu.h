@@ -145,6 +145,9 @@ int  spu_counters(spu_device *dev, spu_counters_t *c);
 int  spu_set_watchdog(spu_device *dev, uint32_t cycles);
 /* Stop any run and return the device to IDLE (memory contents kept). */
 int  spu_reset(spu_device *dev);
+/* Read the 16 scalar registers r0..r15 (after a run). SPU_ENOTSUP where
+ * the device cannot. */
+int  spu_regs(spu_device *dev, uint32_t regs[16]);
 /* Liveness check: one round trip. */
 int  spu_ping(spu_device *dev);
 /* Close the device (shuts down a spawned simulator). Accepts NULL. */

@@ -35,6 +35,7 @@ typedef struct spu_backend_ops {
     int  (*counters)(void *impl, spu_counters_t *c);
     int  (*reset)(void *impl);
     int  (*ping)(void *impl);
+    int  (*regs)(void *impl, uint32_t regs[16]);   /* NULL: not supported */
 } spu_backend_ops;
 
 /* Backends linked into libspu (each in its own file). */

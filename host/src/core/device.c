@@ -258,3 +258,10 @@ int spu_ping(spu_device *dev)
         return SPU_EINVAL;
     return dev->ops->ping(dev->impl);
 }
+
+int spu_regs(spu_device *dev, uint32_t regs[16])
+{
+    if (!dev || !regs)
+        return SPU_EINVAL;
+    return dev->ops->regs ? dev->ops->regs(dev->impl, regs) : SPU_ENOTSUP;
+}

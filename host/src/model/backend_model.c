@@ -120,7 +120,26 @@ static int model_ping(void *impl)
     return 0;
 }
 
+static int model_regs(void *impl, uint32_t regs[16])
+{
+    for (int i = 0; i < 16; i++)
+        regs[i] = spu_model_reg(impl, i);
+    return 0;
+}
+
 const spu_backend_ops spu_backend_model = {
-    "model", model_open, model_close, model_info, model_write, model_read, model_ucode,
-    model_args, model_run, model_status, model_counters, model_reset, model_ping,
+    .scheme = "model",
+    .open = model_open,
+    .close = model_close,
+    .info = model_info,
+    .write = model_write,
+    .read = model_read,
+    .ucode = model_ucode,
+    .args = model_args,
+    .run = model_run,
+    .status = model_status,
+    .counters = model_counters,
+    .reset = model_reset,
+    .ping = model_ping,
+    .regs = model_regs,
 };
