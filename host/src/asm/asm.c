@@ -1171,6 +1171,20 @@ static void run_pass(asm_ctx *c, const char *src, int pass)
     free(buf);
 }
 
+/* The symbol that stops a deferred .equ from evaluating (NULL when the name
+ * is not defined at all); e receives the evaluation error. */
+static sym *first_unresolved(asm_ctx *c, sym *y, expr *e)
+{
+    int64_t v;
+    eval(c, y->expr, y->expr + strlen(y->expr), y->expr_col, &v, e);
+    if (!e->undefined)
+        return NULL;
+    const char *at = y->expr + (e->col - y->expr_col), *q = at;
+    while (is_ident_char((unsigned char)*q))
+        q++;
+    return find_sym(c, at, (size_t)(q - at));
+}
+
 /* .equ whose value names a later symbol: evaluate once everything is known. */
 static void resolve_deferred(asm_ctx *c)
 {
@@ -1195,18 +1209,21 @@ static void resolve_deferred(asm_ctx *c)
         if (y->defined || !y->expr)
             continue;
         expr e;
-        int64_t v;
-        eval(c, y->expr, y->expr + strlen(y->expr), y->expr_col, &v, &e);
-        sym *other = NULL;
-        if (e.undefined) {
-            /* undefined or circular? find the name at the error column */
-            const char *at = y->expr + (e.col - y->expr_col), *q = at;
-            while (is_ident_char((unsigned char)*q))
-                q++;
-            other = find_sym(c, at, (size_t)(q - at));
+        sym *first = first_unresolved(c, y, &e), *cur = first;
+        int circular = 0;
+        for (size_t step = 0; cur && step <= c->nsyms; step++) {
+            if (cur == y) {
+                circular = 1;
+                break;
+            }
+            expr e2;
+            cur = cur->expr ? first_unresolved(c, cur, &e2) : NULL;
         }
-        if (other)
+        if (circular)
             err_def(c, y->line, e.col, "circular .equ definition of '%s'", y->name);
+        else if (first)
+            err_def(c, y->line, e.col, "'%s' depends on '%s', which has no value", y->name,
+                    first->name);
         else
             err_def(c, y->line, e.col, "%s", e.msg);
     }
