@@ -1,0 +1,52 @@
+// spu_crc32 -- byte-serial CRC-32/IEEE (reflected polynomial 0xEDB88320,
+// init 0xFFFFFFFF, xorout 0xFFFFFFFF), one byte per cycle.
+//
+// Drive: pulse clear_i to start a new frame (init value), then assert
+// valid_i with data_i for every byte. crc_o is the finished CRC (register
+// xor 0xFFFFFFFF) of the bytes so far. residue_ok_o is high when the bytes
+// so far are a message followed by its own CRC in little-endian order (the
+// raw register then equals the CRC-32 residue 0xDEBB20E3), which is how the
+// receiver checks a frame without knowing where the payload ends.
+// clear_i has priority over valid_i. Synchronous active-high reset.
+`default_nettype none
+module spu_crc32 (
+    input  wire        clk_i,
+    input  wire        rst_i,
+    input  wire        clear_i,
+    input  wire        valid_i,
+    input  wire [7:0]  data_i,
+    output wire [31:0] crc_o,
+    output wire        residue_ok_o
+);
+    localparam [31:0] POLY    = 32'hEDB88320;
+    localparam [31:0] INIT    = 32'hFFFFFFFF;
+    localparam [31:0] RESIDUE = 32'hDEBB20E3;
+
+    reg [31:0] crc_q;
+    reg [31:0] crc_d;
+    reg [31:0] step;
+    integer i;
+
+    // eight reflected shift steps of the byte
+    always @* begin
+        step = crc_q ^ {24'd0, data_i};
+        for (i = 0; i < 8; i = i + 1)
+            step = step[0] ? ((step >> 1) ^ POLY) : (step >> 1);
+        crc_d = crc_q;
+        if (clear_i)
+            crc_d = INIT;
+        else if (valid_i)
+            crc_d = step;
+    end
+
+    always @(posedge clk_i) begin
+        if (rst_i)
+            crc_q <= INIT;
+        else
+            crc_q <= crc_d;
+    end
+
+    assign crc_o        = ~crc_q;
+    assign residue_ok_o = (crc_q == RESIDUE);
+endmodule
+`default_nettype wire
