@@ -643,3 +643,26 @@ TEST(AsmCli, DisasmRejectsPartialWords)
     EXPECT_EQ(run(SPU + " disasm '" + (d / "junk.bin") + "'", d, &out, &err), 0) << err;
     EXPECT_NE(out.find(".word 0xffffffff ;"), std::string::npos) << out;
 }
+
+// Every kernel in firmware/ and every example in firmware/examples/
+// assembles, and its disassembly re-assembles to the same words.
+TEST(AsmFirmware, KernelsAssembleAndRoundTrip)
+{
+    std::string list;
+    TmpDir d;
+    run(std::string("ls '") + SPU_SOURCE_DIR "/firmware/'*.s '" SPU_SOURCE_DIR "/firmware/examples/'*.s", d, &list);
+    std::stringstream ss(list);
+    std::string path;
+    int n = 0;
+    while (std::getline(ss, path)) {
+        if (path.empty()) continue;
+        n++;
+        Result r = assemble(read_file(path), path.c_str());
+        ASSERT_EQ(r.rc, 0) << r.err;
+        EXPECT_FALSE(r.words.empty()) << path;
+        Result back = assemble(disasm_text(r.words));
+        ASSERT_EQ(back.rc, 0) << path << ": " << back.err;
+        EXPECT_EQ(back.words, r.words) << path;
+    }
+    EXPECT_GE(n, 1) << "no firmware found";
+}
