@@ -1,11 +1,20 @@
 // spu_core -- the compute side of the SPU: sequencer, tile array, load and
 // drain units, banked scratchpad, microcode store, performance counters.
-// CONTRACT STUB: ports fixed here (the link side, hw/rtl/link/, drives them);
-// the body is being written. See docs/isa.md for the behaviour.
+// The port list is the contract with the link side (hw/rtl/link/, which
+// drives it from the command engine). Behaviour: docs/isa.md; structure and
+// timing: docs/rtl.md.
 //
-// Reset: synchronous, active-high rst_i, everywhere in the design.
-// Host access ports are used by the command engine only while state_o is not
-// RUNNING (the engine answers BUSY otherwise).
+//   ucode RAM -> spu_sequencer -> spu_load_unit -> spu_array -> spu_drain_unit
+//                    |               ^ 2 read ports       |          | write port
+//                    +-> spu_counters spu_spad (banked) <-----------+
+//
+// Reset: synchronous, active-high rst_i, everywhere in the design (RAM
+// contents excepted). Host access ports are used by the command engine only
+// while state_o is not RUNNING (the engine answers BUSY otherwise); the
+// scratchpad port also holds spad_req_ready_o low while a background drain
+// (after a trap) is still writing.
+// Geometry: ROWS, COLS, SPAD_BYTES, SPAD_BANKS powers of two, SPAD_BANKS >= 2,
+// UCODE_WORDS <= 2^18; WORD_BYTES = max(ROWS, COLS).
 `default_nettype none
 module spu_core #(
     parameter integer ROWS        = 8,
@@ -48,5 +57,152 @@ module spu_core #(
     input  wire        link_rx_byte_i,     // pulse per byte received (LINK_RX)
     input  wire        link_tx_byte_i      // pulse per byte sent (LINK_TX)
 );
+`include "spu_isa.vh"
+    localparam integer WORD_BYTES = (ROWS > COLS) ? ROWS : COLS;
+    localparam integer AW  = $clog2(SPAD_BYTES);
+    localparam integer UAW = $clog2(UCODE_WORDS);
+    localparam integer OFF = $clog2(WORD_BYTES);
+    localparam integer DW  = WORD_BYTES * 8;
+
+    // ---- microcode store ---------------------------------------------------------
+    wire           ucode_re;
+    wire [UAW-1:0] ucode_raddr;
+    wire [31:0]    ucode_rdata;
+    // a word address beyond the store (never sent by the engine) is ignored
+    wire ucode_in = (ucode_addr_i[31:UAW] == {(32-UAW){1'b0}});
+    spu_ram_1r1w #(.WIDTH(32), .DEPTH(UCODE_WORDS)) u_ucode (
+        .clk_i(clk_i), .we_i(ucode_we_i && ucode_in), .wbe_i(4'hF), .waddr_i(ucode_addr_i[UAW-1:0]),
+        .wdata_i(ucode_wdata_i), .re_i(ucode_re), .raddr_i(ucode_raddr), .rdata_o(ucode_rdata)
+    );
+
+    // ---- sequencer ---------------------------------------------------------------
+    wire [63:0]   cycles;
+    wire [3:0]    seq_cnt_sel;
+    wire [31:0]   seq_cnt_val;
+    wire [1:0]    ev_cycles;
+    wire          ev_instret, ev_mm, ev_stall_drain, cnt_clear, running;
+    wire [15:0]   drain_add, drain_cycles;
+    wire          mm_start, mm_last, mm_step, mm_stall;
+    wire [AW-1:0] mm_a, mm_b, mm_sa, mm_sb, st_addr, st_stride;
+    wire [31:0]   mm_k;
+    wire          zacc, st, drain_free, drain_busy;
+    wire [3:0]    cfg_in, cfg_out;
+    wire [4:0]    cfg_shift;
+    wire [1:0]    cfg_round;
+    wire          cfg_relu;
+
+    spu_sequencer #(
+        .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
+        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH)
+    ) u_seq (
+        .clk_i(clk_i), .rst_i(rst_i),
+        .run_i(run_i), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
+        .arg_we_i(arg_we_i), .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i),
+        .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_rdata),
+        .state_o(state_o), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
+        .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_value_i(seq_cnt_val),
+        .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret), .ev_mm_o(ev_mm),
+        .ev_stall_drain_o(ev_stall_drain), .clear_o(cnt_clear), .drain_add_o(drain_add),
+        .mm_start_o(mm_start), .mm_a_o(mm_a), .mm_b_o(mm_b), .mm_sa_o(mm_sa), .mm_sb_o(mm_sb),
+        .mm_k_o(mm_k), .mm_last_i(mm_last),
+        .zacc_o(zacc), .st_o(st), .st_addr_o(st_addr), .st_stride_o(st_stride),
+        .drain_free_i(drain_free), .drain_cycles_i(drain_cycles),
+        .cfg_in_o(cfg_in), .cfg_out_o(cfg_out), .cfg_shift_o(cfg_shift),
+        .cfg_round_o(cfg_round), .cfg_relu_o(cfg_relu)
+    );
+
+    // ---- scratchpad and its users ----------------------------------------------------
+    wire          ld_a_re, ld_b_re;
+    localparam integer WA = AW - OFF;
+    wire [WA-1:0] ld_a_addr, ld_b_addr;
+    wire [DW-1:0] a_rdata, b_rdata;
+    wire          dr_we;
+    wire [WA-1:0] dr_waddr;
+    wire [DW-1:0] dr_wdata;
+    wire [WORD_BYTES-1:0] dr_wbe;
+
+    // host byte port: served while not running and no drain is writing
+    // (an address beyond the scratchpad, which the engine never sends, is
+    // accepted and ignored: no write, read data 0 -- never an alias)
+    wire          host_ok  = !running && !drain_busy;
+    wire          host_in  = (spad_req_addr_i[31:AW] == {(32-AW){1'b0}});
+    wire          host_acc = spad_req_valid_i && host_ok && host_in;
+    wire          host_rd  = host_acc && !spad_req_we_i;
+    wire          host_wr  = host_acc && spad_req_we_i;
+    wire [AW-1:0] host_addr = spad_req_addr_i[AW-1:0];
+    reg           rsp_valid_q, rsp_in_q;
+    reg [OFF-1:0] rsp_byte_q;
+
+    wire [WORD_BYTES-1:0] host_be = {{(WORD_BYTES-1){1'b0}}, 1'b1} << host_addr[OFF-1:0];
+
+    spu_spad #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)) u_spad (
+        .clk_i   (clk_i),
+        .a_re_i  (host_rd || ld_a_re),
+        .a_addr_i(host_rd ? host_addr[AW-1:OFF] : ld_a_addr),
+        .a_rdata_o(a_rdata),
+        .b_re_i  (ld_b_re),
+        .b_addr_i(ld_b_addr),
+        .b_rdata_o(b_rdata),
+        .we_i    (dr_we || host_wr),
+        .waddr_i (dr_we ? dr_waddr : host_addr[AW-1:OFF]),
+        .wdata_i (dr_we ? dr_wdata : {WORD_BYTES{spad_req_wdata_i}}),
+        .wbe_i   (dr_we ? dr_wbe : host_be)
+    );
+
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            rsp_valid_q <= 1'b0;
+            rsp_in_q    <= 1'b0;
+            rsp_byte_q  <= {OFF{1'b0}};
+        end else begin
+            rsp_valid_q <= spad_req_valid_i && host_ok && !spad_req_we_i;
+            rsp_in_q    <= host_in;
+            if (host_rd) rsp_byte_q <= host_addr[OFF-1:0];
+        end
+    end
+    assign spad_req_ready_o = host_ok;
+    assign spad_rsp_valid_o = rsp_valid_q;
+    assign spad_rsp_rdata_o = rsp_in_q ? a_rdata[rsp_byte_q*8 +: 8] : 8'd0;
+
+    // ---- load unit, array, drain unit ---------------------------------------------------
+    wire [ROWS*8-1:0]       west;
+    wire [COLS*8-1:0]       north;
+    wire [ROWS*COLS*32-1:0] sums;
+
+    spu_load_unit #(
+        .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
+        .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)
+    ) u_load (
+        .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i),
+        .start_i(mm_start), .a_addr_i(mm_a), .b_addr_i(mm_b),
+        .a_stride_i(mm_sa), .b_stride_i(mm_sb), .k_i(mm_k),
+        .last_o(mm_last), .step_o(mm_step), .stall_o(mm_stall),
+        .a_re_o(ld_a_re), .a_addr_o(ld_a_addr), .a_rdata_i(a_rdata),
+        .b_re_o(ld_b_re), .b_addr_o(ld_b_addr), .b_rdata_i(b_rdata),
+        .west_o(west), .north_o(north)
+    );
+
+    spu_array #(.ROWS(ROWS), .COLS(COLS)) u_array (
+        .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st), .fmt_i(cfg_in),
+        .west_i(west), .north_i(north), .sum_o(sums)
+    );
+
+    spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .AW(AW)) u_drain (
+        .clk_i(clk_i), .rst_i(rst_i), .load_i(st), .acc_i(sums),
+        .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
+        .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
+        .busy_o(drain_busy), .free_o(drain_free),
+        .we_o(dr_we), .waddr_o(dr_waddr), .wdata_o(dr_wdata), .wbe_o(dr_wbe)
+    );
+
+    // ---- performance counters -------------------------------------------------------------
+    spu_counters u_cnt (
+        .clk_i(clk_i), .rst_i(rst_i), .clear_i(cnt_clear),
+        .cycles_add_i(ev_cycles), .instret_i(ev_instret), .mac_active_i(mm_step),
+        .mm_cycle_i(ev_mm), .stall_bank_i(mm_stall), .stall_drain_i(ev_stall_drain),
+        .drain_add_i(drain_add), .link_rx_i(link_rx_byte_i), .link_tx_i(link_tx_byte_i),
+        .host_sel_i(cnt_sel_i), .host_value_o(cnt_value_o),
+        .seq_sel_i(seq_cnt_sel), .seq_value_o(seq_cnt_val), .cycles_o(cycles)
+    );
 endmodule
 `default_nettype wire

@@ -1,0 +1,86 @@
+// spu_decoder -- combinational decode of one microcode word: its fields and
+// whether it is ILLEGAL by its encoding alone (undefined opcode, a reserved bit
+// set per the OPMASK_* of the format, lui/shli/cfg reserved immediate bits, a
+// bad cfg value, an unknown counter id). Checks that need register values (loop
+// body, addresses) are the sequencer's.
+`default_nettype none
+module spu_decoder (
+    input  wire [31:0] insn_i,
+    output wire [5:0]  op_o,
+    output wire [3:0]  ra_o,
+    output wire [3:0]  rb_o,
+    output wire [3:0]  rc_o,
+    output wire [31:0] imm18s_o,   // sext(imm18)
+    output wire [31:0] imm18u_o,   // zext(imm18)
+    output wire [31:0] imm22s_o,   // sext(imm22)
+    output wire [31:0] imm22u_o,   // zext(imm22)
+    output reg         illegal_o
+);
+`include "spu_isa.vh"
+    wire [5:0]  op    = insn_i[31:26];
+    wire [25:0] body  = insn_i[25:0];
+    wire [21:0] imm22 = insn_i[21:0];
+    wire [17:0] imm18 = insn_i[17:0];
+
+    assign op_o     = op;
+    assign ra_o     = insn_i[25:22];
+    assign rb_o     = insn_i[21:18];
+    assign rc_o     = insn_i[17:14];
+    assign imm18s_o = {{14{imm18[17]}}, imm18};
+    assign imm18u_o = {14'd0, imm18};
+    assign imm22s_o = {{10{imm22[21]}}, imm22};
+    assign imm22u_o = {10'd0, imm22};
+
+    wire [3:0] cfg_in    = imm22[CFG_IN_LSB    +: CFG_IN_W];
+    wire [3:0] cfg_out   = imm22[CFG_OUT_LSB   +: CFG_OUT_W];
+    wire [1:0] cfg_round = imm22[CFG_ROUND_LSB +: CFG_ROUND_W];
+    // cfg bits above the last field are reserved
+    localparam integer CFG_TOP = CFG_RELU_LSB + CFG_RELU_W;
+
+    reg [25:0] mask;
+    reg        known;
+    always @* begin
+        known = 1'b1;
+        mask  = 26'd0;
+        case (op)
+            OP_NOP:    mask = OPMASK_NOP;
+            OP_HALT:   mask = OPMASK_HALT;
+            OP_LI:     mask = OPMASK_LI;
+            OP_LUI:    mask = OPMASK_LUI;
+            OP_ADDI:   mask = OPMASK_ADDI;
+            OP_ADD:    mask = OPMASK_ADD;
+            OP_SUB:    mask = OPMASK_SUB;
+            OP_SHLI:   mask = OPMASK_SHLI;
+            OP_MUL:    mask = OPMASK_MUL;
+            OP_BNE:    mask = OPMASK_BNE;
+            OP_BLT:    mask = OPMASK_BLT;
+            OP_JMP:    mask = OPMASK_JMP;
+            OP_LOOP:   mask = OPMASK_LOOP;
+            OP_CFG:    mask = OPMASK_CFG;
+            OP_STRIDE: mask = OPMASK_STRIDE;
+            OP_ZACC:   mask = OPMASK_ZACC;
+            OP_MM:     mask = OPMASK_MM;
+            OP_ST:     mask = OPMASK_ST;
+            OP_SYNC:   mask = OPMASK_SYNC;
+            OP_CNT:    mask = OPMASK_CNT;
+            default:   known = 1'b0;
+        endcase
+
+        illegal_o = !known || ((body & ~mask) != 26'd0);
+        case (op)
+            OP_LUI:  if (imm22[21:16] != 6'd0) illegal_o = 1'b1;
+            OP_SHLI: if (imm18[17:5] != 13'd0) illegal_o = 1'b1;
+            OP_CFG: begin
+                // the array carries int8 only; st converts to int8 or int32
+                if (imm22[21:CFG_TOP] != {(22-CFG_TOP){1'b0}}) illegal_o = 1'b1;
+                if (cfg_in != DT_INT8) illegal_o = 1'b1;
+                if (cfg_out != DT_INT8 && cfg_out != DT_INT32) illegal_o = 1'b1;
+                if (cfg_round != RND_RNE && cfg_round != RND_RTZ && cfg_round != RND_RNA)
+                    illegal_o = 1'b1;
+            end
+            OP_CNT:  if (imm18 >= CNT_COUNT[17:0]) illegal_o = 1'b1;
+            default: ;
+        endcase
+    end
+endmodule
+`default_nettype wire

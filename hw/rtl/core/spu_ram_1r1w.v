@@ -1,0 +1,39 @@
+// spu_ram_1r1w -- simple dual-port RAM: one write port with byte enables, one
+// synchronous read port. Written so Yosys infers iCE40 EBR (or the FPGA flow
+// wraps SPRAM) and Verilator models it as an array.
+//
+// Drive: we_i/wbe_i/waddr_i/wdata_i write in the cycle they are given; re_i +
+// raddr_i return mem[raddr_i] in rdata_o on the next cycle, and rdata_o holds
+// that value until the next read (the load unit relies on the hold). A read of
+// an address written in the same cycle returns the old data.
+// No reset: a RAM's contents and output register are not reset (EBR cannot).
+`default_nettype none
+module spu_ram_1r1w #(
+    parameter integer WIDTH = 64,           // bits per word, multiple of 8
+    parameter integer DEPTH = 1024,         // words
+    parameter integer AW    = $clog2(DEPTH) // address bits
+) (
+    input  wire                 clk_i,
+    input  wire                 we_i,
+    input  wire [WIDTH/8-1:0]   wbe_i,
+    input  wire [AW-1:0]        waddr_i,
+    input  wire [WIDTH-1:0]     wdata_i,
+    input  wire                 re_i,
+    input  wire [AW-1:0]        raddr_i,
+    output wire [WIDTH-1:0]     rdata_o
+);
+    reg [WIDTH-1:0] mem [0:DEPTH-1];
+    reg [WIDTH-1:0] rdata_q;
+    integer b;
+
+    always @(posedge clk_i) begin
+        if (we_i) begin
+            for (b = 0; b < WIDTH / 8; b = b + 1)
+                if (wbe_i[b]) mem[waddr_i][b*8 +: 8] <= wdata_i[b*8 +: 8];
+        end
+        if (re_i) rdata_q <= mem[raddr_i];
+    end
+
+    assign rdata_o = rdata_q;
+endmodule
+`default_nettype wire

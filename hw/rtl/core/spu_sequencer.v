@@ -1,0 +1,340 @@
+// spu_sequencer -- fetches and executes microcode: 16 scalar registers (r0 =
+// 0), pc, nested zero-overhead loops (spu_loop_stack), cfg and strides, traps,
+// and the issue of the tensor instructions to the load unit, array and drain
+// unit. Non-pipelined so every cost of docs/isa.md holds by construction:
+//   FETCH (1 cycle) : watchdog and pc-range checks, microcode read
+//   EXEC  (1 cycle + waits) : decode, traps, execute; st/sync/halt stay here
+//                     while the drain unit is not free (stall_drain)
+//   MM    (extra)   : mm only, until the load unit's last_o
+// Cycle accounting is per instruction (docs/isa.md timing rule): EXEC adds 2
+// when the instruction completes, every wait / MM cycle adds 1, a trapping
+// instruction adds nothing, so CYCLES at FETCH is T_n - T_0 (what the
+// watchdog compares and what `cnt` reads).
+//
+// Drive: run_i (pulse, not while running) starts at run_pc_i with counters,
+// r9..r15, cfg, strides and the loop stack reset; arg_we_i writes r1..r8 while
+// idle; stop_i returns to IDLE. state_o/trap_o/pc_o report the outcome.
+`default_nettype none
+module spu_sequencer #(
+    parameter integer ROWS        = 8,
+    parameter integer COLS        = 8,
+    parameter integer WORD_BYTES  = 8,
+    parameter integer SPAD_BYTES  = 262144,
+    parameter integer UCODE_WORDS = 1024,
+    parameter integer LOOP_DEPTH  = 4,
+    parameter integer AW          = $clog2(SPAD_BYTES),
+    parameter integer UAW         = $clog2(UCODE_WORDS)
+) (
+    input  wire           clk_i,
+    input  wire           rst_i,
+    input  wire           run_i,
+    input  wire [31:0]    run_pc_i,
+    input  wire [31:0]    run_watchdog_i,
+    input  wire           stop_i,
+    input  wire           arg_we_i,
+    input  wire [2:0]     arg_idx_i,
+    input  wire [31:0]    arg_wdata_i,
+    // microcode store read port
+    output wire           ucode_re_o,
+    output wire [UAW-1:0] ucode_raddr_o,
+    input  wire [31:0]    ucode_rdata_i,
+    // status
+    output wire [1:0]     state_o,
+    output wire [7:0]     trap_o,
+    output wire [31:0]    pc_o,
+    output wire           running_o,
+    // counters
+    input  wire [63:0]    cycles_i,
+    output wire [3:0]     cnt_sel_o,
+    input  wire [31:0]    cnt_value_i,
+    output reg  [1:0]     ev_cycles_o,
+    output reg            ev_instret_o,
+    output wire           ev_mm_o,
+    output reg            ev_stall_drain_o,
+    output wire           clear_o,
+    output wire [15:0]    drain_add_o,
+    // load unit
+    output wire           mm_start_o,
+    output wire [AW-1:0]  mm_a_o,
+    output wire [AW-1:0]  mm_b_o,
+    output wire [AW-1:0]  mm_sa_o,
+    output wire [AW-1:0]  mm_sb_o,
+    output wire [31:0]    mm_k_o,
+    input  wire           mm_last_i,
+    // array and drain unit
+    output wire           zacc_o,
+    output wire           st_o,
+    output wire [AW-1:0]  st_addr_o,
+    output wire [AW-1:0]  st_stride_o,
+    input  wire           drain_free_i,
+    input  wire [15:0]    drain_cycles_i,
+    output wire [3:0]     cfg_in_o,
+    output wire [3:0]     cfg_out_o,
+    output wire [4:0]     cfg_shift_o,
+    output wire [1:0]     cfg_round_o,
+    output wire           cfg_relu_o
+);
+`include "spu_isa.vh"
+    localparam integer OFF = $clog2(WORD_BYTES);
+    localparam [1:0] P_OFF = 2'd0, P_FETCH = 2'd1, P_EXEC = 2'd2, P_MM = 2'd3;
+    localparam [31:0] WB32  = WORD_BYTES;
+    localparam [31:0] SC32  = COLS * 4;
+    localparam [31:0] UW32  = UCODE_WORDS;
+    localparam [31:0] RM1   = ROWS - 1;
+    localparam [15:0] ROWS16 = ROWS[15:0];
+    localparam [15:0] COLS16 = COLS[15:0];
+    localparam integer COLSX4 = COLS * 4;
+    localparam [15:0] COLS16X4 = COLSX4[15:0];
+
+    // ---- architectural state ---------------------------------------------------
+    reg [1:0]  ph_q, status_q;
+    reg [7:0]  trap_q;
+    reg [31:0] pc_q, wd_q;
+    reg [31:0] rf_q [0:15];
+    reg [31:0] sa_q, sb_q, sc_q;
+    reg [3:0]  cin_q, cout_q;
+    reg [4:0]  shift_q;
+    reg [1:0]  round_q;
+    reg        relu_q;
+
+    // ---- decode ------------------------------------------------------------------
+    wire [5:0]  op;
+    wire [3:0]  fa, fb, fc;
+    wire [31:0] imm18s, imm18u, imm22s, imm22u;
+    wire        illegal;
+    spu_decoder u_dec (
+        .insn_i(ucode_rdata_i), .op_o(op), .ra_o(fa), .rb_o(fb), .rc_o(fc),
+        .imm18s_o(imm18s), .imm18u_o(imm18u), .imm22s_o(imm22s), .imm22u_o(imm22u),
+        .illegal_o(illegal)
+    );
+    wire [31:0] ra = (fa == 4'd0) ? 32'd0 : rf_q[fa];
+    wire [31:0] rb = (fb == 4'd0) ? 32'd0 : rf_q[fb];
+    wire [31:0] rc = (fc == 4'd0) ? 32'd0 : rf_q[fc];
+
+    // ---- address checks of mm and st -------------------------------------------
+    wire mm_bad_a, mm_bad_b, st_bad;
+    wire out32 = (cout_q == DT_INT32);
+    spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_a (
+        .base_i(ra), .n_i(rc - 32'd1), .stride_i(sa_q), .span_i(ROWS16), .bad_o(mm_bad_a));
+    spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_b (
+        .base_i(rb), .n_i(rc - 32'd1), .stride_i(sb_q), .span_i(COLS16), .bad_o(mm_bad_b));
+    spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_c (
+        .base_i(ra), .n_i(RM1), .stride_i(sc_q), .span_i(out32 ? COLS16X4 : COLS16),
+        .bad_o(st_bad));
+    wire mm_mis = (ra[OFF-1:0] != 0) || (rb[OFF-1:0] != 0) ||
+                  (sa_q[OFF-1:0] != 0) || (sb_q[OFF-1:0] != 0);
+    wire st_mis = (ra[OFF-1:0] != 0) || (sc_q[OFF-1:0] != 0);
+
+    // ---- loop stack --------------------------------------------------------------
+    wire        ls_empty, ls_full;
+    wire [17:0] ls_start, ls_end;
+    wire [31:0] ls_count;
+    reg         ls_push, ls_pop, ls_dec;
+    wire [31:0] seq_pc = pc_q + 32'd1;
+    spu_loop_stack #(.DEPTH(LOOP_DEPTH), .PW(18)) u_loops (
+        .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i),
+        .push_i(ls_push), .push_start_i(seq_pc[17:0]), .push_end_i(imm18u[17:0]),
+        .push_count_i(ra), .dec_i(ls_dec), .pop_i(ls_pop),
+        .empty_o(ls_empty), .full_o(ls_full), .start_o(ls_start), .end_o(ls_end),
+        .count_o(ls_count)
+    );
+
+    // ---- execute (combinational, valid in P_EXEC) ---------------------------------
+    reg        ex_trap, ex_wait, ex_done, ex_halt;
+    reg [7:0]  ex_cause;
+    reg        rd_we;
+    reg [31:0] rd_val;
+    reg        is_seq;
+    reg [31:0] tgt, npc;
+    reg        do_push, do_mm, do_st, do_zacc, set_cfg, set_stride;
+    wire       exec = (ph_q == P_EXEC);
+
+    always @* begin
+        ex_trap = 1'b0; ex_cause = TRAP_NONE; ex_wait = 1'b0; ex_halt = 1'b0;
+        rd_we = 1'b0; rd_val = 32'd0; is_seq = 1'b1; tgt = seq_pc;
+        do_push = 1'b0; do_mm = 1'b0; do_st = 1'b0; do_zacc = 1'b0;
+        set_cfg = 1'b0; set_stride = 1'b0;
+        if (illegal) begin
+            ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;
+        end else begin
+            case (op)
+                OP_HALT:   if (!drain_free_i) ex_wait = 1'b1; else ex_halt = 1'b1;
+                OP_LI:     begin rd_we = 1'b1; rd_val = imm22s; end
+                OP_LUI:    begin rd_we = 1'b1; rd_val = {imm22u[15:0], 16'd0}; end
+                OP_ADDI:   begin rd_we = 1'b1; rd_val = rb + imm18s; end
+                OP_ADD:    begin rd_we = 1'b1; rd_val = rb + rc; end
+                OP_SUB:    begin rd_we = 1'b1; rd_val = rb - rc; end
+                OP_SHLI:   begin rd_we = 1'b1; rd_val = rb << imm18u[4:0]; end
+                OP_MUL:    begin rd_we = 1'b1; rd_val = rb * rc; end
+                OP_BNE:    if (ra != rb) begin is_seq = 1'b0; tgt = imm18u; end
+                OP_BLT:    if ($signed(ra) < $signed(rb)) begin is_seq = 1'b0; tgt = imm18u; end
+                OP_JMP:    begin is_seq = 1'b0; tgt = imm22u; end
+                OP_LOOP: begin
+                    is_seq = 1'b0;   // the loop instruction never takes a back edge
+                    if (imm18u <= seq_pc) begin
+                        ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;      // empty body
+                    end else if (ra == 32'd0) begin
+                        tgt = imm18u;
+                    end else if (ls_full) begin
+                        ex_trap = 1'b1; ex_cause = TRAP_LOOP_STACK;
+                    end else begin
+                        do_push = 1'b1;
+                    end
+                end
+                OP_CFG:    set_cfg = 1'b1;
+                OP_STRIDE: set_stride = 1'b1;
+                OP_ZACC:   do_zacc = 1'b1;
+                OP_MM: begin
+                    if (mm_mis) begin
+                        ex_trap = 1'b1; ex_cause = TRAP_MISALIGNED;
+                    end else if (rc != 32'd0 && (mm_bad_a || mm_bad_b)) begin
+                        ex_trap = 1'b1; ex_cause = TRAP_SPAD_RANGE;
+                    end else begin
+                        do_mm = (rc != 32'd0);
+                    end
+                end
+                OP_ST: begin
+                    if (st_mis) begin
+                        ex_trap = 1'b1; ex_cause = TRAP_MISALIGNED;
+                    end else if (st_bad) begin
+                        ex_trap = 1'b1; ex_cause = TRAP_SPAD_RANGE;
+                    end else if (!drain_free_i) begin
+                        ex_wait = 1'b1;
+                    end else begin
+                        do_st = 1'b1;
+                    end
+                end
+                OP_SYNC:   if (!drain_free_i) ex_wait = 1'b1;
+                OP_CNT:    begin rd_we = 1'b1; rd_val = cnt_value_i; end
+                default:   ;   // nop
+            endcase
+        end
+        ex_done = exec && !ex_trap && !ex_wait;
+
+        // next pc, with the zero-overhead back edge on sequential flow
+        ls_push = ex_done && do_push;
+        ls_pop  = 1'b0;
+        ls_dec  = 1'b0;
+        npc     = tgt;
+        if (is_seq && !ls_empty && seq_pc[31:18] == 14'd0 && seq_pc[17:0] == ls_end) begin
+            if (ls_count > 32'd1) begin
+                ls_dec = ex_done;
+                npc    = {14'd0, ls_start};
+            end else begin
+                ls_pop = ex_done;
+            end
+        end
+
+        // counter events (see the header: per-instruction cost accounting)
+        ev_cycles_o      = 2'd0;
+        ev_instret_o     = 1'b0;
+        ev_stall_drain_o = 1'b0;
+        if (ph_q == P_MM) ev_cycles_o = 2'd1;
+        if (exec && ex_wait) begin ev_cycles_o = 2'd1; ev_stall_drain_o = 1'b1; end
+        if (ex_done)        begin ev_cycles_o = 2'd2; ev_instret_o = 1'b1; end
+    end
+
+    // ---- fetch checks --------------------------------------------------------------
+    wire fetch  = (ph_q == P_FETCH);
+    wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
+    wire pc_bad = (pc_q >= UW32);
+
+    // ---- state update --------------------------------------------------------------
+    integer r;
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            ph_q     <= P_OFF;
+            status_q <= STATE_IDLE;
+            trap_q   <= TRAP_NONE;
+            pc_q     <= 32'd0;
+            wd_q     <= 32'd0;
+            for (r = 0; r < 16; r = r + 1) rf_q[r] <= 32'd0;
+            sa_q <= WB32; sb_q <= WB32; sc_q <= SC32;
+            cin_q   <= CFG_IN_DEFAULT[3:0];
+            cout_q  <= CFG_OUT_DEFAULT[3:0];
+            shift_q <= CFG_SHIFT_DEFAULT[4:0];
+            round_q <= CFG_ROUND_DEFAULT[1:0];
+            relu_q  <= CFG_RELU_DEFAULT[0];
+        end else if (stop_i) begin
+            ph_q     <= P_OFF;
+            status_q <= STATE_IDLE;
+        end else if (run_i) begin
+            ph_q     <= P_FETCH;
+            status_q <= STATE_RUNNING;
+            trap_q   <= TRAP_NONE;
+            pc_q     <= run_pc_i;
+            wd_q     <= run_watchdog_i;
+            for (r = 9; r < 16; r = r + 1) rf_q[r] <= 32'd0;
+            sa_q <= WB32; sb_q <= WB32; sc_q <= SC32;
+            cin_q   <= CFG_IN_DEFAULT[3:0];
+            cout_q  <= CFG_OUT_DEFAULT[3:0];
+            shift_q <= CFG_SHIFT_DEFAULT[4:0];
+            round_q <= CFG_ROUND_DEFAULT[1:0];
+            relu_q  <= CFG_RELU_DEFAULT[0];
+        end else begin
+            if (arg_we_i && ph_q == P_OFF) rf_q[{1'b0, arg_idx_i} + 4'd1] <= arg_wdata_i;
+            case (ph_q)
+                P_FETCH: begin
+                    if (wd_hit) begin
+                        ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= TRAP_WATCHDOG;
+                    end else if (pc_bad) begin
+                        ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= TRAP_PC_RANGE;
+                    end else begin
+                        ph_q <= P_EXEC;
+                    end
+                end
+                P_EXEC: begin
+                    if (ex_trap) begin
+                        ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= ex_cause;
+                    end else if (ex_done) begin
+                        if (rd_we && fa != 4'd0) rf_q[fa] <= rd_val;
+                        if (set_cfg) begin
+                            cin_q   <= imm22u[CFG_IN_LSB    +: CFG_IN_W];
+                            cout_q  <= imm22u[CFG_OUT_LSB   +: CFG_OUT_W];
+                            shift_q <= imm22u[CFG_SHIFT_LSB +: CFG_SHIFT_W];
+                            round_q <= imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
+                            relu_q  <= imm22u[CFG_RELU_LSB];
+                        end
+                        if (set_stride) begin sa_q <= ra; sb_q <= rb; sc_q <= rc; end
+                        if (ex_halt) begin
+                            ph_q <= P_OFF; status_q <= STATE_HALTED;
+                        end else begin
+                            pc_q <= npc;
+                            ph_q <= do_mm ? P_MM : P_FETCH;
+                        end
+                    end
+                end
+                P_MM: if (mm_last_i) ph_q <= P_FETCH;
+                default: ;
+            endcase
+        end
+    end
+
+    // ---- outputs ---------------------------------------------------------------------
+    assign ucode_re_o    = fetch;
+    assign ucode_raddr_o = pc_q[UAW-1:0];
+    assign state_o       = status_q;
+    assign trap_o        = trap_q;
+    assign pc_o          = pc_q;
+    assign running_o     = (status_q == STATE_RUNNING);
+    assign cnt_sel_o     = imm18u[3:0];
+    assign ev_mm_o       = (ph_q == P_MM);
+    assign clear_o       = run_i;
+    assign drain_add_o   = (ex_done && do_st) ? drain_cycles_i : 16'd0;
+    assign mm_start_o    = ex_done && do_mm;
+    assign mm_a_o        = ra[AW-1:0];
+    assign mm_b_o        = rb[AW-1:0];
+    assign mm_sa_o       = sa_q[AW-1:0];
+    assign mm_sb_o       = sb_q[AW-1:0];
+    assign mm_k_o        = rc;
+    assign zacc_o        = ex_done && do_zacc;
+    assign st_o          = ex_done && do_st;
+    assign st_addr_o     = ra[AW-1:0];
+    assign st_stride_o   = sc_q[AW-1:0];
+    assign cfg_in_o      = cin_q;
+    assign cfg_out_o     = cout_q;
+    assign cfg_shift_o   = shift_q;
+    assign cfg_round_o   = round_q;
+    assign cfg_relu_o    = relu_q;
+endmodule
+`default_nettype wire

@@ -1,0 +1,69 @@
+// spu_spad -- banked scratchpad: SPAD_BANKS banks of WORD_BYTES-wide words,
+// bank = byte address / (SPAD_BYTES / SPAD_BANKS) (the high address bits).
+// Each bank is one spu_ram_1r1w (1 read + 1 write port per cycle).
+//
+// Drive: two read ports, A and B, give one word each per cycle provided they
+// address DIFFERENT banks (the load unit serializes a same-bank pair; when both
+// hit one bank, port A wins and port B's data is that of A). Read data comes
+// one cycle after the request and is held until the next read of the same
+// port. One write port with byte enables. Addresses are WORD addresses
+// (byte address / WORD_BYTES), WA bits.
+// Geometry must be powers of two with SPAD_BANKS >= 2.
+`default_nettype none
+module spu_spad #(
+    parameter integer WORD_BYTES = 8,
+    parameter integer SPAD_BYTES = 262144,
+    parameter integer SPAD_BANKS = 4,
+    parameter integer WA         = $clog2(SPAD_BYTES / WORD_BYTES)
+) (
+    input  wire                    clk_i,
+    input  wire                    a_re_i,
+    input  wire [WA-1:0]           a_addr_i,
+    output wire [WORD_BYTES*8-1:0] a_rdata_o,
+    input  wire                    b_re_i,
+    input  wire [WA-1:0]           b_addr_i,
+    output wire [WORD_BYTES*8-1:0] b_rdata_o,
+    input  wire                    we_i,
+    input  wire [WA-1:0]           waddr_i,
+    input  wire [WORD_BYTES*8-1:0] wdata_i,
+    input  wire [WORD_BYTES-1:0]   wbe_i
+);
+    localparam integer BKW   = $clog2(SPAD_BANKS);   // bank bits
+    localparam integer BAW   = WA - BKW;             // word-in-bank bits
+    localparam integer DW    = WORD_BYTES * 8;
+
+    wire [BKW-1:0] a_bank = a_addr_i[WA-1 -: BKW];
+    wire [BKW-1:0] b_bank = b_addr_i[WA-1 -: BKW];
+    wire [BKW-1:0] w_bank = waddr_i[WA-1 -: BKW];
+
+    // which bank's output each port looks at, registered with the read
+    reg [BKW-1:0] a_sel_q, b_sel_q;
+    always @(posedge clk_i) begin
+        if (a_re_i) a_sel_q <= a_bank;
+        if (b_re_i) b_sel_q <= b_bank;
+    end
+
+    wire [SPAD_BANKS*DW-1:0] bank_rdata;
+
+    genvar g;
+    generate
+        for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
+            wire a_hit = a_re_i && (a_bank == g[BKW-1:0]);
+            wire b_hit = b_re_i && (b_bank == g[BKW-1:0]);
+            spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << BAW)) u_ram (
+                .clk_i  (clk_i),
+                .we_i   (we_i && (w_bank == g[BKW-1:0])),
+                .wbe_i  (wbe_i),
+                .waddr_i(waddr_i[BAW-1:0]),
+                .wdata_i(wdata_i),
+                .re_i   (a_hit || b_hit),
+                .raddr_i(a_hit ? a_addr_i[BAW-1:0] : b_addr_i[BAW-1:0]),
+                .rdata_o(bank_rdata[g*DW +: DW])
+            );
+        end
+    endgenerate
+
+    assign a_rdata_o = bank_rdata[a_sel_q*DW +: DW];
+    assign b_rdata_o = bank_rdata[b_sel_q*DW +: DW];
+endmodule
+`default_nettype wire
