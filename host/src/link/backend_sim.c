@@ -1,0 +1,235 @@
+/*
+ * backend_sim.c -- "sim[?rows=R&cols=C&uart=1&trace=FILE.fst&timeout=MS]":
+ * spawns build/bin/spu-sim (the Verilated board), reads "pty PATH" from its
+ * stdout and talks to it through the serial transport, exactly as to a board.
+ * spu-sim is found through $SPU_SIM, next to the running executable
+ * (/proc/self/exe: bin/spu-sim or ../bin/spu-sim), or at build/bin/spu-sim.
+ * Its stderr (the cycles/s report) is kept only when $SPU_SIM_STDERR is set.
+ * Closing kills (SIGTERM) and reaps it.
+ */
+#include "link/link_client.h"
+#include "link/link_ops.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct sim_impl {
+    spu_link link;   /* first: link_ops.c relies on it */
+    int fd;
+    pid_t pid;
+} sim_impl;
+
+static int executable(const char *p)
+{
+    return access(p, X_OK) == 0;
+}
+
+/* Locate spu-sim; 0 and the path in out, or SPU_ENODEV. */
+static int find_sim(char *out, size_t cap)
+{
+    const char *env = getenv("SPU_SIM");
+    if (env && *env) {
+        if (!executable(env) || strlen(env) >= cap)
+            return SPU_ENODEV;
+        strcpy(out, env);
+        return 0;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            const char *cand[] = { "/spu-sim", "/../bin/spu-sim" };
+            for (size_t i = 0; i < 2; i++) {
+                if (snprintf(out, cap, "%s%s", self, cand[i]) < (int)cap && executable(out))
+                    return 0;
+            }
+        }
+    }
+    if (snprintf(out, cap, "build/bin/spu-sim") < (int)cap && executable(out))
+        return 0;
+    return SPU_ENODEV;
+}
+
+static void reap(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 200; i++) {   /* up to 2 s, then SIGKILL */
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* Read the first stdout line of the child ("pty PATH") within timeout_ms. */
+static int read_pty_line(int fd, char *path, size_t cap, int timeout_ms)
+{
+    char line[512];
+    size_t len = 0;
+    while (len < sizeof line - 1) {
+        struct pollfd pf = { fd, POLLIN, 0 };
+        int r = poll(&pf, 1, timeout_ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return SPU_ETIMEDOUT;
+        ssize_t n = read(fd, line + len, 1);
+        if (n <= 0)
+            return SPU_ENODEV;   /* spu-sim exited (e.g. a geometry it was not built for) */
+        if (line[len] == '\n')
+            break;
+        len++;
+    }
+    line[len] = 0;
+    if (strncmp(line, "pty /", 5) != 0 || len - 4 >= cap)
+        return SPU_EPROTO;
+    strcpy(path, line + 4);
+    return 0;
+}
+
+static int sim_open(void **impl, const spu_uri *u)
+{
+    char exe[PATH_MAX], rows[16] = "", cols[16] = "", uart[8] = "", trace[256] = "";
+    if (u->path[0])
+        return SPU_EINVAL;
+    spu_uri_param(u, "rows", rows, sizeof rows);
+    spu_uri_param(u, "cols", cols, sizeof cols);
+    spu_uri_param(u, "uart", uart, sizeof uart);
+    spu_uri_param(u, "trace", trace, sizeof trace);
+    int rc = find_sim(exe, sizeof exe);
+    if (rc)
+        return rc;
+
+    const char *argv[12];
+    int argc = 0;
+    argv[argc++] = exe;
+    if (rows[0]) {
+        argv[argc++] = "--rows";
+        argv[argc++] = rows;
+    }
+    if (cols[0]) {
+        argv[argc++] = "--cols";
+        argv[argc++] = cols;
+    }
+    if (uart[0] && strcmp(uart, "0"))
+        argv[argc++] = "--uart";
+    if (trace[0]) {
+        argv[argc++] = "--trace";
+        argv[argc++] = trace;
+    }
+    argv[argc] = NULL;
+
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return SPU_EIO;
+    const int keep_stderr = getenv("SPU_SIM_STDERR") != NULL;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return SPU_EIO;
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDWR);
+        dup2(pfd[1], 1);
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+            if (!keep_stderr)
+                dup2(devnull, 2);
+        }
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+
+    char path[256];
+    rc = read_pty_line(pfd[0], path, sizeof path, 30000);
+    close(pfd[0]);   /* spu-sim prints nothing more on stdout */
+    if (rc == SPU_ENODEV) {
+        int st = 0;   /* exited before printing: exit 3 = geometry not built */
+        if (waitpid(pid, &st, 0) == pid)
+            return WIFEXITED(st) && WEXITSTATUS(st) == 3 ? SPU_ENOTSUP : SPU_ENODEV;
+    }
+    if (rc) {
+        reap(pid);
+        return rc;
+    }
+    sim_impl *s = calloc(1, sizeof *s);
+    if (!s) {
+        reap(pid);
+        return SPU_ENOMEM;
+    }
+    int fd = spu_serial_open(path, 0);
+    if (fd < 0) {
+        free(s);
+        reap(pid);
+        return fd;
+    }
+    s->fd = fd;
+    s->pid = pid;
+    spu_link_init(&s->link, fd);
+    spu_link_apply_uri(&s->link, u);
+    *impl = s;
+    return 0;
+}
+
+static void sim_close(void *impl)
+{
+    sim_impl *s = impl;
+    if (!s)
+        return;
+    close(s->fd);   /* spu-sim sees the hang-up and exits by itself */
+    if (s->pid > 0) {
+        for (int i = 0; i < 100; i++) {   /* give it 1 s to print its report */
+            if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
+                s->pid = 0;
+                break;
+            }
+            struct timespec ts = { 0, 10 * 1000 * 1000 };
+            nanosleep(&ts, NULL);
+        }
+        reap(s->pid);
+    }
+    free(s);
+}
+
+static int sim_info(void *impl, spu_info_t *info)
+{
+    int rc = spu_link_op_info(impl, info);
+    if (rc == 0)
+        snprintf(info->device, sizeof info->device, "sim");
+    return rc;
+}
+
+const spu_backend_ops spu_backend_sim = {
+    .scheme = "sim",
+    .open = sim_open,
+    .close = sim_close,
+    .info = sim_info,
+    .write = spu_link_op_write,
+    .read = spu_link_op_read,
+    .ucode = spu_link_op_ucode,
+    .args = spu_link_op_args,
+    .run = spu_link_op_run,
+    .status = spu_link_op_status,
+    .counters = spu_link_op_counters,
+    .reset = spu_link_op_reset,
+    .ping = spu_link_op_ping,
+    .regs = NULL,
+};
