@@ -116,6 +116,20 @@ static void quant_block_scalar(spu_mx_fmt f, const float *x, size_t len, uint8_t
     }
 }
 
+uint8_t spu_mx_block_scalar_(spu_mx_fmt f, const float *x, size_t len,
+                             spu_mx_scale_rule rule, spu_round round, uint64_t seed,
+                             uint64_t idx0, uint8_t *codes, float *deq)
+{
+    uint32_t amax = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint32_t a = spu_f2u_(x[i]) & 0x7FFFFFFFu;
+        amax = a > amax ? a : amax;
+    }
+    uint8_t sc = spu_mx_scale(f, amax, rule);
+    quant_block_scalar(f, x, len, sc, round, seed, idx0, codes, deq);
+    return sc;
+}
+
 static int quantize(spu_mx_fmt f, const float *x, size_t rows, size_t cols,
                     const spu_mx_opts *opts, uint8_t *codes, uint8_t *scales,
                     float *deq, int use_avx2)
@@ -128,6 +142,9 @@ static int quantize(spu_mx_fmt f, const float *x, size_t rows, size_t cols,
         return SPU_EINVAL;
     if (o->round == SPU_ROUND_SR)
         use_avx2 = 0;
+    if (use_avx2 && o->round == SPU_ROUND_RNE &&
+        spu_mx_rows_avx2(f, x, rows, cols, block, o->scale, codes, scales, deq))
+        return 0;
     size_t nb = spu_mx_blocks_per_row(cols, block);
     for (size_t r = 0; r < rows; r++) {
         for (size_t b = 0; b < nb; b++) {

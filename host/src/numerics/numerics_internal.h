@@ -51,5 +51,14 @@ int spu_mx_block_avx2(spu_mx_fmt f, const float *x, size_t len, int X,
 /* Max of |x| bits over len elements (len multiple of 8). */
 uint32_t spu_amax_bits_avx2(const float *x, size_t len);
 int spu_avx2_ok_(void);
+/* MX RNE quantization of whole rows (float element formats, block % 8 == 0);
+ * returns 0 if not applicable (nothing written). */
+int spu_mx_rows_avx2(spu_mx_fmt f, const float *x, size_t rows, size_t cols,
+                     size_t block, spu_mx_scale_rule rule, uint8_t *codes,
+                     uint8_t *scales, float *deq);
+/* One block with the scalar path (mx.c); returns its scale code. */
+uint8_t spu_mx_block_scalar_(spu_mx_fmt f, const float *x, size_t len,
+                             spu_mx_scale_rule rule, spu_round round, uint64_t seed,
+                             uint64_t idx0, uint8_t *codes, float *deq);
 
 #endif

@@ -1,0 +1,136 @@
+/*
+ * cmd_convert.c -- `spu convert`: raw little-endian elements of one number
+ * format to another (docs/numerics.md).
+ */
+#include "cli.h"
+#include "spu/numerics.h"
+#include "spu/spu.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: spu convert --from F --to G [--round rne|rtz|rna|sr] [--sat|--ovf]\n"
+    "                   [--seed N] [--in FILE] [--out FILE]\n"
+    "Reads raw little-endian elements of format F (stdin by default) and writes\n"
+    "them converted to format G (stdout by default).\n"
+    "Formats: f32 f16 bf16 e4m3 e5m2 e3m2 e2m3 e2m1 e8m0 int8; formats of at most\n"
+    "8 bits take one code per byte in the low bits (higher bits must be zero).\n"
+    "Defaults: --round rne --sat --seed 0. SR uses spu_sr_random(seed, index).\n"
+    "Semantics: docs/numerics.md.\n";
+
+static int write_all(const char *path, const void *buf, size_t len)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+    if (!f)
+        return -1;
+    size_t w = len ? fwrite(buf, 1, len, f) : 0;
+    int bad = w != len || fflush(f) != 0;
+    if (f != stdout)
+        bad |= fclose(f) != 0;
+    return bad ? -1 : 0;
+}
+
+int spu_cmd_convert(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "from", required_argument, 0, 'f' }, { "to", required_argument, 0, 't' },
+        { "round", required_argument, 0, 'r' }, { "sat", no_argument, 0, 'S' },
+        { "ovf", no_argument, 0, 'O' },         { "seed", required_argument, 0, 's' },
+        { "in", required_argument, 0, 'i' },    { "out", required_argument, 0, 'o' },
+        { "help", no_argument, 0, 'h' },        { 0, 0, 0, 0 },
+    };
+    const char *from = NULL, *to = NULL, *in = "-", *out = "-";
+    spu_cvt_opts co = { SPU_ROUND_RNE, SPU_OVF_SAT, 0, 0 };
+    int c, nsat = 0, novf = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': from = optarg; break;
+        case 't': to = optarg; break;
+        case 'r': {
+            int r = spu_round_from_name(optarg);
+            if (r < 0)
+                return cli_usage_error("convert", "unknown rounding '%s' (rne rtz rna sr)", optarg);
+            co.round = (spu_round)r;
+            break;
+        }
+        case 'S': nsat = 1; co.overflow = SPU_OVF_SAT; break;
+        case 'O': novf = 1; co.overflow = SPU_OVF_OVF; break;
+        case 's':
+            if (cli_parse_u64(optarg, &co.seed))
+                return cli_usage_error("convert", "bad --seed '%s'", optarg);
+            break;
+        case 'i': in = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: return cli_usage_error("convert", "bad option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("convert", "unexpected argument '%s'", argv[optind]);
+    if (!from || !to)
+        return cli_usage_error("convert", "--from and --to are required");
+    if (nsat && novf)
+        return cli_usage_error("convert", "--sat and --ovf are exclusive");
+    int ff = spu_fmt_from_name(from), tf = spu_fmt_from_name(to);
+    if (ff < 0)
+        return cli_usage_error("convert", "unknown format '%s'", from);
+    if (tf < 0)
+        return cli_usage_error("convert", "unknown format '%s'", to);
+
+    char *data;
+    size_t len;
+    if (cli_read_file(in, &data, &len))
+        return cli_fail("convert", "cannot read '%s'", in);
+    const spu_fmt_info *fi = spu_fmt_get((spu_fmt)ff);
+    size_t isz = spu_fmt_elem_bytes((spu_fmt)ff), osz = spu_fmt_elem_bytes((spu_fmt)tf);
+    if (len % isz) {
+        free(data);
+        return cli_fail("convert", "input is %zu bytes, not a multiple of the %zu-byte %s element",
+                        len, isz, fi->name);
+    }
+    size_t n = len / isz;
+    if (fi->bits < 8) {
+        for (size_t i = 0; i < n; i++)
+            if ((uint8_t)data[i] >> fi->bits) {
+                free(data);
+                return cli_fail("convert", "byte %zu (0x%02x) is not a %u-bit %s code",
+                                i, (unsigned)(uint8_t)data[i], fi->bits, fi->name);
+            }
+    }
+    void *src = malloc(n * isz + 1), *dst = malloc(n * osz + 1);
+    uint8_t *bytes = malloc(spu_pack_bytes((spu_fmt)tf, n) + 1);
+    if (!src || !dst || !bytes) {
+        free(data); free(src); free(dst); free(bytes);
+        return cli_fail("convert", "out of memory");
+    }
+    /* little-endian file layout <-> host elements */
+    if (isz == 1)
+        memcpy(src, data, n);
+    else
+        spu_unpack_codes((spu_fmt)ff, (const uint8_t *)data, n, src);
+    free(data);
+    int rc = spu_convert((spu_fmt)ff, src, (spu_fmt)tf, dst, n, &co);
+    size_t olen = n * osz;
+    if (!rc) {
+        if (osz == 1)
+            memcpy(bytes, dst, n);
+        else
+            spu_pack_codes((spu_fmt)tf, dst, n, bytes);
+    }
+    free(src);
+    free(dst);
+    if (rc) {
+        free(bytes);
+        return cli_fail("convert", "conversion failed: %s", spu_strerror(rc));
+    }
+    if (write_all(out, bytes, olen)) {
+        free(bytes);
+        return cli_fail("convert", "cannot write '%s'", out);
+    }
+    free(bytes);
+    return 0;
+}
