@@ -666,3 +666,37 @@ TEST(AsmFirmware, KernelsAssembleAndRoundTrip)
     }
     EXPECT_GE(n, 1) << "no firmware found";
 }
+
+// Garbage and mutated programs never crash the assembler: the result is an
+// image or SPU_EPARSE with at least one positioned message.
+TEST(Asm, RobustAgainstMutatedInput)
+{
+    const std::string base = ".equ N, 4\n.alias p, r9\nstart: li p, N*2\n loop r1, e\n addi p, p, -1\n"
+                             " cfg out=int8 shift=3\n cnt r2, cycles\ne: nop\n bne p, r0, start\n halt\n";
+    const char alphabet[] = "r0123456789abcxyz,.:;#/=()+-*%<>&|^~ \t\n\r_\x01\xff";
+    std::mt19937 rng(31337);
+    for (int it = 0; it < 3000; it++) {
+        std::string s = base;
+        int edits = 1 + (int)(rng() % 6);
+        for (int e = 0; e < edits; e++) {
+            size_t pos = rng() % (s.size() + 1);
+            switch (rng() % 3) {
+            case 0: s.insert(pos, 1, alphabet[rng() % (sizeof alphabet - 1)]); break;
+            case 1: if (pos < s.size()) s.erase(pos, 1); break;
+            default: if (pos < s.size()) s[pos] = alphabet[rng() % (sizeof alphabet - 1)]; break;
+            }
+        }
+        Result r = assemble(s);
+        ASSERT_TRUE(r.rc == 0 || r.rc == SPU_EPARSE) << r.rc;
+        if (r.rc) {
+            EXPECT_EQ(r.err.rfind("t.s:", 0), 0u) << r.err;
+        }
+    }
+}
+
+TEST(Asm, CrLfLineEndings)
+{
+    Result r = assemble("x: add r1, r2, r3\r\n  jmp x\r\n.equ K, 3\r\ncfg shift=K\r\n");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.words.size(), 3u);
+}
