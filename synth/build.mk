@@ -1,0 +1,75 @@
+# synth/build.mk -- the open iCE40 flow: bitstreams, PPA reports, programming.
+#
+#   make bitstream BOARD=icebreaker|hx8k [ROWS=4 COLS=4 FORMATS=1 CLK_MHZ=24 BAUD=3000000]
+#       -> build/fpga/BOARD/spu.bin (+ nextpnr.json, icetime.json, entry.json)
+#   make prog BOARD=...      iceprog build/fpga/BOARD/spu.bin (needs the board)
+#   make ppa [-j2]           every row of synth/ppa_table.tsv (and every numerics
+#                            unit not yet in it) -> build/ppa/report.{json,csv,md}
+#   make ppa-diff OLD=path/report.json [NEW=build/ppa/report.json] [THRESHOLD=5]
+# The flow itself is synth/flow.sh; the report generator is build/bin/spu-ppa
+# (synth/ppa_report.c, cJSON). docs/fpga.md explains the numbers.
+
+SPU_PPA_BIN := $(BUILD)/bin/spu-ppa
+CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null)
+CJSON_LIBS   := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
+
+all: $(SPU_PPA_BIN)
+
+$(SPU_PPA_BIN): synth/ppa_report.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CJSON_CFLAGS) -o $@ $< $(CJSON_LIBS) -lm
+
+SYNTH_FLOW    := synth/flow.sh
+SYNTH_RTL     := $(sort $(wildcard hw/rtl/*.v hw/rtl/*/*.v))
+SYNTH_DEPS    := $(SYNTH_FLOW) $(SPU_PPA_BIN) $(BUILD)/gen/spu_isa.vh
+
+# --- bitstream ----------------------------------------------------------------
+BOARD   ?= icebreaker
+ROWS    ?=
+COLS    ?=
+FORMATS ?=
+CLK_MHZ ?= 24
+BAUD    ?=
+BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS,$(if $($(p)),$(p)=$($(p))))
+
+.PHONY: bitstream prog ppa ppa-diff
+bitstream: $(SYNTH_DEPS)
+	@synth/flow.sh board $(BOARD) $(BUILD)/fpga/$(BOARD) spu_$(BOARD) $(BOARD_PARAMS)
+	@echo "bitstream: $(BUILD)/fpga/$(BOARD)/spu.bin ($$(stat -c %s $(BUILD)/fpga/$(BOARD)/spu.bin) bytes)"
+
+prog:
+	@test -f $(BUILD)/fpga/$(BOARD)/spu.bin || { echo "prog: run make bitstream BOARD=$(BOARD) first"; exit 1; }
+	iceprog $(BUILD)/fpga/$(BOARD)/spu.bin
+
+# --- ppa ----------------------------------------------------------------------
+# Entry ids NAME.DEVICE: the table's rows, plus numerics units not in it.
+PPA_TABLE     := synth/ppa_table.tsv
+PPA_TABLED    := $(shell awk '!/^\#/ && NF >= 4 { print $$1 "." $$3 }' $(PPA_TABLE))
+PPA_TABLE_TOPS := $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$4 }' $(PPA_TABLE))
+PPA_UNLISTED  := $(filter-out $(PPA_TABLE_TOPS),$(basename $(notdir $(wildcard hw/rtl/numerics/*.v))))
+PPA_IDS       := $(sort $(PPA_TABLED) $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
+PPA_DIR       := $(BUILD)/ppa
+
+# One entry never stops the others: a failing entry leaves FAILED and its log.
+$(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL)
+	@mkdir -p $(@D); rm -f $(@D)/entry.json $(@D)/FAILED
+	@echo "[ppa] start $*"
+	@if QUIET=1 synth/flow.sh entry $(basename $*) $(subst .,,$(suffix $*)) $(@D) > $(@D)/flow.log 2>&1; then \
+	  echo "[ppa] done  $*"; \
+	else \
+	  echo "[ppa] FAIL  $*: $$(grep -m1 FAIL $(@D)/flow.log)"; touch $(@D)/FAILED; \
+	fi
+	@touch $@
+
+ppa: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_IDS)))
+	@$(if $(PPA_UNLISTED),echo "ppa: not in $(PPA_TABLE) (run with default parameters): $(PPA_UNLISTED)";)
+	@$(SPU_PPA_BIN) report $(PPA_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_IDS))))
+	@$(SPU_PPA_BIN) validate $(PPA_DIR)/report.json
+	@failed="$(notdir $(patsubst %/,%,$(dir $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /FAILED,$(PPA_IDS)))))))"; \
+	if [ -n "$$failed" ]; then echo "ppa: failed entries (see $(PPA_DIR)/NAME/flow.log): $$failed"; exit 1; fi
+
+NEW       ?= $(PPA_DIR)/report.json
+THRESHOLD ?=
+ppa-diff: $(SPU_PPA_BIN)
+	@test -n "$(OLD)" || { echo "ppa-diff: OLD=path/to/report.json"; exit 1; }
+	$(SPU_PPA_BIN) diff $(OLD) $(NEW) $(if $(THRESHOLD),--threshold $(THRESHOLD))

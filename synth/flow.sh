@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# synth/flow.sh -- one run of the open iCE40 flow, for `make bitstream` and
+# `make ppa` (synth/build.mk) and the smoke test (tests/synth/).
+#
+#   synth/flow.sh entry NAME DEVICE OUTDIR
+#       the row (NAME, DEVICE) of synth/ppa_table.tsv, by one of the two below.
+#   synth/flow.sh unit  NAME DEVICE OUTDIR TOP [PARAM=VALUE ...]
+#       a numerics unit (module TOP in hw/rtl/numerics/TOP.v, or the file
+#       given in $UNIT_SRC) inside the generated register harness, on DEVICE
+#       (up5k | hx8k), plus the technology-independent pass on the unit alone.
+#   synth/flow.sh board BOARD OUTDIR ENTRY_NAME [PARAM=VALUE ...]
+#       the board top hw/rtl/board/spu_board_BOARD.v with the board's pcf;
+#       CLK_MHZ=.. (the PLL clock, also the timing target) and any other
+#       parameter of the board top (ROWS, COLS, FORMATS, BAUD, ...).
+#       Writes OUTDIR/spu.bin and fails with a plain message when the design
+#       does not fit or misses timing.
+#
+# Every step logs into OUTDIR/*.log; the result is OUTDIR/entry.json (one row
+# of the PPA report, see synth/ppa_report.c). Environment: SPU_PPA (the
+# spu-ppa binary, default build/bin/spu-ppa), BUILD (default build),
+# SEED (nextpnr seed, default 1), QUIET=1 (no progress lines).
+set -euo pipefail
+
+BUILD=${BUILD:-build}
+SPU_PPA=${SPU_PPA:-$BUILD/bin/spu-ppa}
+SEED=${SEED:-1}
+RTL_DIRS=(hw/rtl/board hw/rtl/core hw/rtl/link hw/rtl hw/rtl/numerics)
+
+say()  { [ "${QUIET:-0}" = 1 ] || echo "[flow] $*"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# run LOG cmd...: run a tool with its output in LOG; on error show the tail.
+run() {
+    local log=$1; shift
+    if ! "$@" >"$log" 2>&1; then
+        echo "FAIL: $1 failed (log: $log); last lines:" >&2
+        tail -n 15 "$log" >&2
+        exit 1
+    fi
+}
+
+for t in yosys nextpnr-ice40 icepack icetime; do
+    command -v "$t" >/dev/null || fail "$t not found (make deps installs yosys, nextpnr-ice40, fpga-icestorm)"
+done
+[ -x "$SPU_PPA" ] || fail "$SPU_PPA not built (make $BUILD/bin/spu-ppa)"
+
+device_args() {  # DEVICE -> nextpnr/icetime/yosys settings
+    case $1 in
+        up5k) NP_DEV=--up5k; PKG=sg48;  IT_DEV=up5k; DSP=-dsp ;;
+        hx8k) NP_DEV=--hx8k; PKG=ct256; IT_DEV=hx8k; DSP= ;;
+        *) fail "device $1: expected up5k or hx8k" ;;
+    esac
+}
+
+libdirs() { local d; for d in "${RTL_DIRS[@]}"; do [ -d "$d" ] && printf -- '-libdir %s ' "$d"; done; }
+
+# generic_pass TOP OUT READ_SCRIPT: transistors and logic depth, technology
+# independent. Memories stay $mem cells (not counted; the entry says how
+# many bits were left out).
+generic_pass() {
+    local top=$1 out=$2 read_script=$3
+    say "$top: technology-independent pass"
+    run "$out/generic.log" yosys -p "
+        verilog_defaults -add -I$BUILD/gen -Ihw/rtl
+        $read_script
+        hierarchy -top $top $(libdirs)
+        synth -top $top -flatten -run begin:fine
+        opt -fast -full
+        techmap
+        opt -fast
+        dfflegalize -cell \$_DFF_P_ 01
+        abc -g cmos2
+        opt_clean
+        tee -q -o $out/generic_stat.json stat -json -tech cmos
+        write_json $out/generic.json"
+}
+
+# pnr DEVICE OUTDIR FREQ [PCF]: nextpnr + icetime (interior paths).
+pnr() {
+    local dev=$1 out=$2 freq=$3 pcf=${4:-}
+    device_args "$dev"
+    local pcfarg=()
+    [ -n "$pcf" ] && pcfarg=(--pcf "$pcf")
+    say "$(basename "$out"): nextpnr-ice40 $NP_DEV --package $PKG --freq $freq"
+    run "$out/nextpnr.log" nextpnr-ice40 "$NP_DEV" --package "$PKG" --json "$out/ice40.json" \
+        "${pcfarg[@]}" --asc "$out/spu.asc" --report "$out/nextpnr.json" --freq "$freq" \
+        --seed "$SEED" --timing-allow-fail
+    say "$(basename "$out"): icetime"
+    local itpcf=()
+    [ -n "$pcf" ] && itpcf=(-p "$pcf")
+    run "$out/icetime.log" icetime -d "$IT_DEV" -P "$PKG" "${itpcf[@]}" -i -t -j "$out/icetime.json" "$out/spu.asc"
+}
+
+# dsp_plan TOP DEVICE OUTDIR READ_SCRIPT [BUDGET]: OUTDIR/dsp_plan.ys, which
+# keeps the design within the device's SB_MAC16 blocks (spu-ppa dsp-plan).
+dsp_plan() {
+    local top=$1 dev=$2 out=$3 read_script=$4 budget=${5:-8}
+    if [ "$dev" != up5k ]; then
+        echo "# $dev: no DSP blocks, every multiplier is LUTs" > "$out/dsp_plan.ys"
+        return
+    fi
+    run "$out/dsp_plan.log" yosys -p "
+        verilog_defaults -add -I$BUILD/gen -Ihw/rtl
+        $read_script
+        hierarchy -top $top $(libdirs)
+        proc
+        flatten
+        opt_clean
+        wreduce t:\$mul
+        write_json $out/premap.json"
+    "$SPU_PPA" dsp-plan "$out/premap.json" "$budget" > "$out/dsp_plan.ys" 2>>"$out/dsp_plan.log"
+    rm -f "$out/premap.json"
+}
+
+# chparams TOP PARAM=VALUE... -> yosys chparam commands
+chparams() {
+    local top=$1 kv k v; shift
+    for kv in "$@"; do
+        [ "$kv" = - ] && continue
+        k=${kv%%=*}; v=${kv#*=}
+        [ -n "$v" ] || continue
+        case $v in
+            *[!0-9]*) printf 'chparam -set %s "%s" %s\n' "$k" "$v" "$top" ;;
+            *)        printf 'chparam -set %s %s %s\n' "$k" "$v" "$top" ;;
+        esac
+    done
+}
+
+mode=${1:-}
+if [ "$mode" = entry ]; then
+    [ $# -eq 4 ] || fail "usage: synth/flow.sh entry NAME DEVICE OUTDIR"
+    e_name=$2 e_dev=$3 e_out=$4
+    row=$(awk -v n="$e_name" -v d="$e_dev" '!/^#/ && $1 == n && $3 == d { $1 = $3 = ""; print; exit }' synth/ppa_table.tsv)
+    if [ -z "$row" ]; then
+        # a numerics unit not (yet) in the table: default parameters
+        [ -f "hw/rtl/numerics/$e_name.v" ] || fail "$e_name ($e_dev) is not in synth/ppa_table.tsv"
+        row="unit $e_name -"
+    fi
+    # shellcheck disable=SC2086
+    set -- $row
+    kind=$1 top=$2; shift 2
+    case $kind in
+        unit) set -- unit "$e_name" "$e_dev" "$e_out" "$top" "$@" ;;
+        spu)  set -- board "$top" "$e_out" "$e_name" "$@" ;;
+        *) fail "synth/ppa_table.tsv: $e_name: kind $kind is not unit|spu" ;;
+    esac
+    mode=$1
+fi
+
+case $mode in
+unit)
+    [ $# -ge 5 ] || fail "usage: synth/flow.sh unit NAME DEVICE OUTDIR TOP [PARAM=VALUE ...]"
+    name=$2; dev=$3; out=$4; top=$5; shift 5
+    src=${UNIT_SRC:-hw/rtl/numerics/$top.v}
+    [ -f "$src" ] || fail "$src not found"
+    read_unit="read_verilog $src
+        $(chparams "$top" "$@")"
+    device_args "$dev"
+    mkdir -p "$out"
+    say "$name ($dev): yosys synth_ice40 $DSP $*"
+    run "$out/ports.log" yosys -p "
+        verilog_defaults -add -I$BUILD/gen -Ihw/rtl
+        $read_unit
+        hierarchy -top $top $(libdirs)
+        proc
+        write_json $out/ports.json"
+    io_bits=$("$SPU_PPA" harness "$out/ports.json" "$top" "$out/spu_ppa_harness.v")
+    run "$out/yosys.log" yosys -p "
+        verilog_defaults -add -I$BUILD/gen -Ihw/rtl
+        $read_unit
+        read_verilog $out/spu_ppa_harness.v
+        hierarchy -top spu_ppa_harness $(libdirs)
+        synth_ice40 -top spu_ppa_harness $DSP -json $out/ice40.json
+        tee -q -o $out/stat.json stat -json"
+    "$SPU_PPA" budget "$out/stat.json" "$dev"
+    pnr "$dev" "$out" 100
+    generic_pass "$top" "$out" "$read_unit"
+    "$SPU_PPA" entry --name "$name" --kind unit --device "$dev" --top "$top" --io-bits "$io_bits" \
+        --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
+        --generic "$out/generic_stat.json" --netlist "$out/generic.json" -o "$out/entry.json"
+    ;;
+board)
+    [ $# -ge 4 ] || fail "usage: synth/flow.sh board BOARD OUTDIR ENTRY_NAME [PARAM=VALUE ...]"
+    board=$2; out=$3; name=$4; shift 4
+    case $board in
+        icebreaker) dev=up5k ;;
+        hx8k)       dev=hx8k ;;
+        *) fail "BOARD=$board: expected icebreaker or hx8k" ;;
+    esac
+    top=spu_board_$board
+    src=hw/rtl/board/$top.v
+    pcf=constraints/$board.pcf
+    [ -f "$src" ] || fail "$src not found"
+    device_args "$dev"
+    freq=
+    for kv in "$@"; do
+        case $kv in CLK_MHZ=?*) freq=${kv#CLK_MHZ=} ;; esac
+    done
+    [ -n "$freq" ] || fail "board flow needs CLK_MHZ=..."
+    read_board="read_verilog $src
+        $(chparams "$top" "$@")"
+    mkdir -p "$out"
+    say "$name ($board, $dev): yosys synth_ice40 $DSP $*"
+    dsp_plan "$top" "$dev" "$out" "$read_board"
+    run "$out/yosys.log" yosys -p "
+        verilog_defaults -add -I$BUILD/gen -Ihw/rtl
+        $read_board
+        hierarchy -top $top $(libdirs)
+        proc
+        flatten
+        opt_clean
+        wreduce t:\$mul
+        $(cat "$out/dsp_plan.ys")
+        synth_ice40 -top $top $DSP -json $out/ice40.json
+        tee -q -o $out/stat.json stat -json"
+    "$SPU_PPA" budget "$out/stat.json" "$dev"
+    pnr "$dev" "$out" "$freq" "$pcf"
+    say "$name: icepack"
+    run "$out/icepack.log" icepack "$out/spu.asc" "$out/spu.bin"
+    generic_pass "$top" "$out" "$read_board"
+    "$SPU_PPA" entry --name "$name" --kind spu --device "$dev" --top "$top" --target-mhz "$freq" \
+        --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
+        --generic "$out/generic_stat.json" --netlist "$out/generic.json" -o "$out/entry.json"
+    "$SPU_PPA" check "$out/entry.json"
+    ;;
+*)
+    fail "usage: synth/flow.sh entry NAME DEVICE OUTDIR | unit NAME DEVICE OUTDIR TOP [P=V ...] | board BOARD OUTDIR NAME [P=V ...]"
+    ;;
+esac

@@ -1,0 +1,132 @@
+// Smoke test of the open FPGA flow (synth/): one small numerics unit end to
+// end through yosys + nextpnr-ice40 + icetime, a report from spu-ppa, and
+// the report checked against the schema with cJSON. SKIPs when the tools are
+// missing. The full sweep is `make ppa`.
+#include <gtest/gtest.h>
+
+#include <cjson/cJSON.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+const std::string kSrc = SPU_SOURCE_DIR;
+const std::string kBuild = SPU_BUILD_DIR;
+const std::string kOut = kBuild + "/tests/synth_smoke";
+const std::string kPpa = kBuild + "/bin/spu-ppa";
+
+bool have_tool(const char *name)
+{
+    std::string cmd = std::string("command -v ") + name + " >/dev/null 2>&1";
+    return std::system(cmd.c_str()) == 0;
+}
+
+int run(const std::string &cmd)
+{
+    int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+cJSON *load(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return cJSON_Parse(ss.str().c_str());
+}
+
+double num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+class SynthSmoke : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        for (const char *t : {"yosys", "nextpnr-ice40", "icetime", "icepack"})
+            if (!have_tool(t))
+                GTEST_SKIP() << t << " not installed (make deps)";
+    }
+};
+
+// spu_mul_int8 on the UP5K: the smallest unit, ~2 s of tool time.
+TEST_F(SynthSmoke, UnitThroughFlowAndReport)
+{
+    ASSERT_EQ(run("rm -rf " + kOut + " && mkdir -p " + kOut), 0);
+    std::string env = "cd " + kSrc + " && QUIET=1 BUILD=" + kBuild + " SPU_PPA=" + kPpa + " ";
+    ASSERT_EQ(run(env + "synth/flow.sh unit spu_mul_int8 up5k " + kOut + "/u spu_mul_int8 > " +
+                  kOut + "/flow.log 2>&1"),
+              0)
+        << "see " << kOut << "/flow.log";
+    ASSERT_EQ(run(kPpa + " report " + kOut + " " + kOut + "/u/entry.json > /dev/null"), 0);
+    EXPECT_EQ(run(kPpa + " validate " + kOut + "/report.json > /dev/null"), 0);
+
+    cJSON *r = load(kOut + "/report.json");
+    ASSERT_NE(r, nullptr) << "report.json is not JSON";
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(r, "schema");
+    ASSERT_TRUE(cJSON_IsString(schema));
+    EXPECT_STREQ(schema->valuestring, "spu-ppa/1");
+    const cJSON *es = cJSON_GetObjectItemCaseSensitive(r, "entries");
+    ASSERT_TRUE(cJSON_IsArray(es));
+    ASSERT_EQ(cJSON_GetArraySize(es), 1);
+    const cJSON *e = cJSON_GetArrayItem(es, 0);
+
+    // every column of the schema, with the type it must have
+    for (const char *k : {"name", "kind", "device"})
+        EXPECT_TRUE(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, k))) << k;
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(e, "kind")->valuestring, "unit");
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(e, "device")->valuestring, "up5k");
+    for (const char *k : {"lcs", "dsps", "ebr", "spram", "transistors", "logic_depth"}) {
+        double v = num(e, k);
+        EXPECT_GE(v, 0) << k;
+        EXPECT_EQ(v, static_cast<double>(static_cast<long>(v))) << k << " not an integer";
+    }
+    double fn = num(e, "fmax_nextpnr_mhz"), fi = num(e, "fmax_icetime_mhz"), f = num(e, "fmax_mhz");
+    EXPECT_GT(fn, 0);
+    EXPECT_GT(fi, 0);
+    EXPECT_NEAR(f, fn < fi ? fn : fi, 0.011) << "fmax_mhz must be the lower figure";
+
+    // facts about this unit that hold for any sane flow
+    EXPECT_GT(num(e, "lcs"), 0);          // the harness at least
+    EXPECT_LE(num(e, "dsps"), 8);         // UP5K has 8 SB_MAC16
+    EXPECT_GT(num(e, "transistors"), 0);  // an 8x8 multiplier is not free
+    EXPECT_GE(num(e, "logic_depth"), 4);
+
+    // the CSV has a header and one row, the Markdown a table
+    std::ifstream csv(kOut + "/report.csv");
+    std::string header, row, extra;
+    std::getline(csv, header);
+    std::getline(csv, row);
+    EXPECT_EQ(header.rfind("name,kind,device,lcs,", 0), 0u) << header;
+    EXPECT_EQ(row.rfind("spu_mul_int8,unit,up5k,", 0), 0u) << row;
+    EXPECT_FALSE(std::getline(csv, extra) && !extra.empty());
+    cJSON_Delete(r);
+
+    // diff of a report with itself: nothing changed, exit 0
+    EXPECT_EQ(run(kPpa + " diff " + kOut + "/report.json " + kOut + "/report.json --threshold 0 > " +
+                  kOut + "/diff.txt"),
+              0);
+}
+
+// The report generator rejects a report that breaks the schema.
+TEST(SynthSchema, ValidateRejectsBadReport)
+{
+    ASSERT_EQ(run("mkdir -p " + kOut), 0);
+    std::ofstream(kOut + "/bad.json")
+        << R"({"schema":"spu-ppa/1","entries":[{"name":"x","kind":"unit","device":"up5k"}]})";
+    EXPECT_NE(run(kPpa + " validate " + kOut + "/bad.json 2>/dev/null"), 0);
+    std::ofstream(kOut + "/bad2.json") << R"({"schema":"spu-ppa/1","entries":[{"name":"x",)"
+                                          R"("kind":"unit","device":"up5k","lcs":1,"dsps":0,"ebr":0,)"
+                                          R"("spram":0,"fmax_nextpnr_mhz":100,"fmax_icetime_mhz":90,)"
+                                          R"("fmax_mhz":100,"transistors":1,"logic_depth":1}]})";
+    EXPECT_NE(run(kPpa + " validate " + kOut + "/bad2.json 2>/dev/null"), 0)
+        << "fmax_mhz must be the lower of the two figures";
+}
+
+}  // namespace
