@@ -39,7 +39,7 @@ uint32_t spu_cvt_core(const spu_cvt_param *p, uint32_t x, int32_t eoff,
         if (ovf == SPU_OVF_OVF)
             mag = p->has_inf ? p->infmag : p->has_nan ? p->nanmag : maxmag;
         if (p->kind == CVT_E8M0)
-            return mag == 0xFFu ? 0xFFu : 0xFEu;
+            return ovf == SPU_OVF_OVF ? 0xFFu : 0xFEu;
         return apply_sign(p, mag, sign);
     }
     if (a == 0)
