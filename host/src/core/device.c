@@ -18,10 +18,6 @@ struct spu_device {
     uint32_t watchdog;
 };
 
-/* Backends living in other folders; weak so that a build without a transport
- * still links (spu_open then answers SPU_ENOTSUP for that scheme). */
-extern const spu_backend_ops spu_backend_sim __attribute__((weak));
-extern const spu_backend_ops spu_backend_serial __attribute__((weak));
 
 int spu_uri_parse(const char *uri, spu_uri *out)
 {
@@ -82,7 +78,7 @@ static const spu_backend_ops *find_backend(const char *scheme)
 {
     const spu_backend_ops *all[] = { &spu_backend_model, &spu_backend_sim, &spu_backend_serial };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (all[i] && !strcmp(all[i]->scheme, scheme))
+        if (!strcmp(all[i]->scheme, scheme))
             return all[i];
     return NULL;
 }
