@@ -24,7 +24,9 @@ SIM_GEOM       := -GCLKS_PER_BIT=$(SIM_CLKS_PER_BIT) -GCLOCK_HZ=$(SIM_CLOCK_HZ) 
                   -GSPAD_BANKS=$(SIM_BANKS) -GUCODE_WORDS=$(SIM_UCODE)
 # spu-sim speed is a reported figure: model at -O2, runtime at -O2
 SIM_OPT        := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
-VL_INC         := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include
+# Evaluated when the Makefile is read, possibly before `make deps` installed
+# Verilator: fall back to where Debian puts it.
+VL_INC         := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null || echo /usr/share/verilator)/include
 VL_CXXFLAGS    := -std=c++17 -O2 -g -Wall -I$(VL_INC) -I$(VL_INC)/vltstd -faligned-new \
                   -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
 VL_RUNTIME     := verilated.o verilated_fst_c.o verilated_threads.o
