@@ -21,7 +21,7 @@ $(SPU_PPA_BIN): synth/ppa_report.c
 
 SYNTH_FLOW    := synth/flow.sh
 SYNTH_RTL     := $(sort $(wildcard hw/rtl/*.v hw/rtl/*/*.v))
-SYNTH_DEPS    := $(SYNTH_FLOW) $(SPU_PPA_BIN) $(BUILD)/gen/spu_isa.vh
+SYNTH_DEPS    := $(SYNTH_FLOW) $(BUILD)/gen/spu_isa.vh
 
 # --- bitstream ----------------------------------------------------------------
 BOARD   ?= icebreaker
@@ -33,7 +33,7 @@ BAUD    ?=
 BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS,$(if $($(p)),$(p)=$($(p))))
 
 .PHONY: bitstream prog ppa ppa-diff
-bitstream: $(SYNTH_DEPS)
+bitstream: $(SYNTH_DEPS) $(SPU_PPA_BIN)
 	@synth/flow.sh board $(BOARD) $(BUILD)/fpga/$(BOARD) spu_$(BOARD) $(BOARD_PARAMS)
 	@echo "bitstream: $(BUILD)/fpga/$(BOARD)/spu.bin ($$(stat -c %s $(BUILD)/fpga/$(BOARD)/spu.bin) bytes)"
 
@@ -51,13 +51,17 @@ PPA_IDS       := $(sort $(PPA_TABLED) $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u)
 PPA_DIR       := $(BUILD)/ppa
 
 # One entry never stops the others: a failing entry leaves FAILED and its log.
-$(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL)
+$(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	@mkdir -p $(@D); rm -f $(@D)/entry.json $(@D)/FAILED
 	@echo "[ppa] start $*"
 	@if QUIET=1 synth/flow.sh entry $(basename $*) $(subst .,,$(suffix $*)) $(@D) > $(@D)/flow.log 2>&1; then \
 	  echo "[ppa] done  $*"; \
 	else \
-	  echo "[ppa] FAIL  $*: $$(grep -m1 FAIL $(@D)/flow.log)"; touch $(@D)/FAILED; \
+	  msg=$$(grep -m1 FAIL $(@D)/flow.log || tail -n1 $(@D)/flow.log); \
+	  echo "[ppa] FAIL  $*: $$msg"; touch $(@D)/FAILED; \
+	  kind=$$(awk -v n=$(basename $*) '!/^#/ && $$1 == n { print $$2; exit }' $(PPA_TABLE)); \
+	  $(SPU_PPA_BIN) entry --name $(basename $*) --kind $${kind:-unit} --device $(subst .,,$(suffix $*)) \
+	    --status "$$msg" -o $(@D)/entry.json; \
 	fi
 	@touch $@
 
