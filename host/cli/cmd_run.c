@@ -202,7 +202,7 @@ int spu_cmd_run(int argc, char **argv)
     if (db) {
         report(db, compare, json, arr);
         char what[256];
-        int rc = spu_compare_devices(da, db, what, sizeof what);
+        int rc = spu_compare_devices(da, db, 0, UINT32_MAX, what, sizeof what);
         if (json)
             cJSON_AddStringToObject(root, "compare", rc ? (what[0] ? what : spu_strerror(rc)) : "equal");
         else if (rc == 0)

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int spu_compare_devices(spu_device *a, spu_device *b, char *what, size_t cap)
+int spu_compare_devices(spu_device *a, spu_device *b, uint32_t spad_addr, uint32_t spad_len,
+                        char *what, size_t cap)
 {
     spu_info_t ia, ib;
     int rc;
@@ -65,13 +66,17 @@ int spu_compare_devices(spu_device *a, spu_device *b, char *what, size_t cap)
         return SPU_ENOMEM;
     }
     rc = 0;
-    for (uint32_t off = 0; off < ia.spad_bytes && !rc; off += chunk) {
-        size_t n = ia.spad_bytes - off < chunk ? ia.spad_bytes - off : chunk;
-        if ((rc = spu_read(a, off, ba, n)) || (rc = spu_read(b, off, bb, n)))
+    uint64_t end = (uint64_t)spad_addr + spad_len;
+    if (end > ia.spad_bytes)
+        end = ia.spad_bytes;
+    for (uint64_t off = spad_addr; off < end && !rc; off += chunk) {
+        size_t n = end - off < chunk ? (size_t)(end - off) : chunk;
+        if ((rc = spu_read(a, (uint32_t)off, ba, n)) || (rc = spu_read(b, (uint32_t)off, bb, n)))
             break;
         for (size_t i = 0; i < n; i++)
             if (ba[i] != bb[i]) {
-                snprintf(what, cap, "scratchpad byte 0x%05zx: %s 0x%02x, %s 0x%02x", off + i,
+                snprintf(what, cap, "scratchpad byte 0x%05llx: %s 0x%02x, %s 0x%02x",
+                         (unsigned long long)(off + i),
                          ia.device, ba[i], ib.device, bb[i]);
                 rc = SPU_EMISMATCH;
                 break;
