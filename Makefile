@@ -44,9 +44,9 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-RUN_DEVICE ?= model
+RUN_DEVICE ?= sim
 run: deps all
-	$(BUILD)/bin/spu gemm --device $(RUN_DEVICE) --m 37 --n 29 --k 300 --dtype int8 --seed 1
+	$(BUILD)/bin/spu gemm --device $(RUN_DEVICE) --m 64 --n 64 --k 512 --dtype int8 --seed 1
 
 test: deps all $(TEST_BINS)
 	@tests/run_tests.sh $(TEST_BINS)
