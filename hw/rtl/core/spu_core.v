@@ -183,7 +183,7 @@ module spu_core #(
     );
 
     spu_array #(.ROWS(ROWS), .COLS(COLS)) u_array (
-        .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st), .fmt_i(cfg_in),
+        .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st || run_i), .fmt_i(cfg_in),   // RUN: zero (as the model)
         .west_i(west), .north_i(north), .sum_o(sums)
     );
 

@@ -25,37 +25,45 @@ module spu_counters (
     output wire [63:0] cycles_o
 );
 `include "spu_isa.vh"
-    reg [63:0] cnt_q [0:CNT_COUNT-1];
-    reg [63:0] add [0:CNT_COUNT-1];
+    // flat vectors, counter n at [n*64 +: 64] (arrays with per-element reset
+    // would make Yosys warn about replacing a memory)
+    reg  [CNT_COUNT*64-1:0] cnt_q;
+    reg  [CNT_COUNT*64-1:0] add;
     integer n;
 
     always @* begin
-        for (n = 0; n < CNT_COUNT; n = n + 1) add[n] = 64'd0;
-        add[CNT_CYCLES]      = {62'd0, cycles_add_i};
-        add[CNT_INSTRET]     = {63'd0, instret_i};
-        add[CNT_MAC_ACTIVE]  = {63'd0, mac_active_i};
-        add[CNT_MM_CYCLES]   = {63'd0, mm_cycle_i};
-        add[CNT_STALL_BANK]  = {63'd0, stall_bank_i};
-        add[CNT_STALL_DRAIN] = {63'd0, stall_drain_i};
-        add[CNT_DRAIN_BUSY]  = {48'd0, drain_add_i};
-        add[CNT_LINK_RX]     = {63'd0, link_rx_i};
-        add[CNT_LINK_TX]     = {63'd0, link_tx_i};
+        add = {CNT_COUNT*64{1'b0}};
+        add[CNT_CYCLES*64      +: 64] = {62'd0, cycles_add_i};
+        add[CNT_INSTRET*64     +: 64] = {63'd0, instret_i};
+        add[CNT_MAC_ACTIVE*64  +: 64] = {63'd0, mac_active_i};
+        add[CNT_MM_CYCLES*64   +: 64] = {63'd0, mm_cycle_i};
+        add[CNT_STALL_BANK*64  +: 64] = {63'd0, stall_bank_i};
+        add[CNT_STALL_DRAIN*64 +: 64] = {63'd0, stall_drain_i};
+        add[CNT_DRAIN_BUSY*64  +: 64] = {48'd0, drain_add_i};
+        add[CNT_LINK_RX*64     +: 64] = {63'd0, link_rx_i};
+        add[CNT_LINK_TX*64     +: 64] = {63'd0, link_tx_i};
     end
 
     always @(posedge clk_i) begin
         for (n = 0; n < CNT_COUNT; n = n + 1) begin
             if (rst_i || (clear_i && n != CNT_LINK_RX && n != CNT_LINK_TX))
-                cnt_q[n] <= 64'd0;
+                cnt_q[n*64 +: 64] <= 64'd0;
             else
-                cnt_q[n] <= cnt_q[n] + add[n];
+                cnt_q[n*64 +: 64] <= cnt_q[n*64 +: 64] + add[n*64 +: 64];
         end
         if (rst_i) host_value_o <= 64'd0;
-        else       host_value_o <= ({28'd0, host_sel_i} < CNT_COUNT) ? cnt_q[host_sel_i] : 64'd0;
+        else if ({28'd0, host_sel_i} < CNT_COUNT) host_value_o <= cnt_q[host_sel_i*64 +: 64];
+        else host_value_o <= 64'd0;
     end
 
-    reg [31:0] seq_low [0:CNT_COUNT-1];   // cnt reads the low 32 bits
-    always @* for (n = 0; n < CNT_COUNT; n = n + 1) seq_low[n] = cnt_q[n][31:0];
-    assign seq_value_o = ({28'd0, seq_sel_i} < CNT_COUNT) ? seq_low[seq_sel_i] : 32'd0;
-    assign cycles_o    = cnt_q[CNT_CYCLES];
+    // cnt reads the low 32 bits; the decoder traps ids >= CNT_COUNT
+    reg [31:0] seq_value;
+    always @* begin
+        seq_value = 32'd0;
+        for (n = 0; n < CNT_COUNT; n = n + 1)
+            if (seq_sel_i == n[3:0]) seq_value = cnt_q[n*64 +: 32];
+    end
+    assign seq_value_o = seq_value;
+    assign cycles_o    = cnt_q[CNT_CYCLES*64 +: 64];
 endmodule
 `default_nettype wire

@@ -12,8 +12,8 @@
 // watchdog compares and what `cnt` reads).
 //
 // Drive: run_i (pulse, not while running) starts at run_pc_i with counters,
-// r9..r15, cfg, strides and the loop stack reset; arg_we_i writes r1..r8 while
-// idle; stop_i returns to IDLE. state_o/trap_o/pc_o report the outcome.
+// r1..r8 reloaded from the argument registers, r9..r15, cfg, strides and the
+// loop stack reset; arg_we_i writes the arguments (and r1..r8) while idle; stop_i returns to IDLE. state_o/trap_o/pc_o report the outcome.
 `default_nettype none
 module spu_sequencer #(
     parameter integer ROWS        = 8,
@@ -91,6 +91,7 @@ module spu_sequencer #(
     reg [7:0]  trap_q;
     reg [31:0] pc_q, wd_q;
     reg [31:0] rf_q [0:15];
+    reg [31:0] args_q [0:7];     // r1..r8 as the host set them: RUN restores them
     reg [31:0] sa_q, sb_q, sc_q;
     reg [3:0]  cin_q, cout_q;
     reg [4:0]  shift_q;
@@ -185,12 +186,14 @@ module spu_sequencer #(
                 OP_STRIDE: set_stride = 1'b1;
                 OP_ZACC:   do_zacc = 1'b1;
                 OP_MM: begin
-                    if (mm_mis) begin
+                    if (rc == 32'd0) begin
+                        do_mm = 1'b0;                    // K = 0: no effect, no checks
+                    end else if (mm_mis) begin
                         ex_trap = 1'b1; ex_cause = TRAP_MISALIGNED;
-                    end else if (rc != 32'd0 && (mm_bad_a || mm_bad_b)) begin
+                    end else if (mm_bad_a || mm_bad_b) begin
                         ex_trap = 1'b1; ex_cause = TRAP_SPAD_RANGE;
                     end else begin
-                        do_mm = (rc != 32'd0);
+                        do_mm = 1'b1;
                     end
                 end
                 OP_ST: begin
@@ -249,6 +252,7 @@ module spu_sequencer #(
             pc_q     <= 32'd0;
             wd_q     <= 32'd0;
             for (r = 0; r < 16; r = r + 1) rf_q[r] <= 32'd0;
+            for (r = 0; r < 8; r = r + 1) args_q[r] <= 32'd0;
             sa_q <= WB32; sb_q <= WB32; sc_q <= SC32;
             cin_q   <= CFG_IN_DEFAULT[3:0];
             cout_q  <= CFG_OUT_DEFAULT[3:0];
@@ -264,6 +268,7 @@ module spu_sequencer #(
             trap_q   <= TRAP_NONE;
             pc_q     <= run_pc_i;
             wd_q     <= run_watchdog_i;
+            for (r = 1; r < 9; r = r + 1) rf_q[r] <= args_q[r-1];
             for (r = 9; r < 16; r = r + 1) rf_q[r] <= 32'd0;
             sa_q <= WB32; sb_q <= WB32; sc_q <= SC32;
             cin_q   <= CFG_IN_DEFAULT[3:0];
@@ -272,7 +277,10 @@ module spu_sequencer #(
             round_q <= CFG_ROUND_DEFAULT[1:0];
             relu_q  <= CFG_RELU_DEFAULT[0];
         end else begin
-            if (arg_we_i && ph_q == P_OFF) rf_q[{1'b0, arg_idx_i} + 4'd1] <= arg_wdata_i;
+            if (arg_we_i && ph_q == P_OFF) begin
+                args_q[arg_idx_i] <= arg_wdata_i;
+                rf_q[{1'b0, arg_idx_i} + 4'd1] <= arg_wdata_i;
+            end
             case (ph_q)
                 P_FETCH: begin
                     if (wd_hit) begin
