@@ -11,7 +11,7 @@
 
 RTLC_DIR     := $(BUILD)/rtl_core
 RTLC_RTL     := $(sort $(wildcard hw/rtl/core/*.v))
-RTLC_VLT     := hw/rtl/core/spu_core.vlt
+RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
 RTLC_CFGS    := c8 c4
 RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4
 RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=4 -GUCODE_WORDS=256 -GLOOP_DEPTH=4

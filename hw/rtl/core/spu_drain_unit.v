@@ -128,6 +128,7 @@ module spu_drain_unit #(
     always @* begin
         wdata = {WB*8{1'b0}};
         wbe   = {WB{1'b0}};
+        c     = 0;            // loop variables assigned on every path: no latch
         for (b = 0; b < WB; b = b + 1) begin
             if (is32_q) begin
                 for (c = 0; c < CH32; c = c + 1)
