@@ -10,7 +10,7 @@ for t in "$@"; do
   "$t" --gtest_brief=1 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
   p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
   f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*, listed below:/\1/p' "$log" | tail -1)
-  s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*, listed below:/\1/p' "$log" | tail -1)
+  s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0})); skip=$((skip + ${s:-0}))
   if [ "$rc" -ne 0 ]; then bad+=("$t"); [ -z "$f" ] && fail=$((fail + 1)); fi
   rm -f "$log"

@@ -17,8 +17,8 @@ int spu_compare_devices(spu_device *a, spu_device *b, uint32_t spad_addr, uint32
     what[0] = 0;
     if ((rc = spu_info(a, &ia)) || (rc = spu_info(b, &ib)))
         return rc;
-    if (ia.rows != ib.rows || ia.cols != ib.cols || ia.spad_bytes != ib.spad_bytes ||
-        ia.spad_banks != ib.spad_banks) {
+    /* banks may differ: that changes timing, which is worth comparing */
+    if (ia.rows != ib.rows || ia.cols != ib.cols || ia.spad_bytes != ib.spad_bytes) {
         snprintf(what, cap, "geometry: %s %ux%u/%u B, %s %ux%u/%u B", ia.device, ia.rows, ia.cols,
                  ia.spad_bytes, ib.device, ib.rows, ib.cols, ib.spad_bytes);
         return SPU_EINVAL;
