@@ -294,3 +294,40 @@ TEST_F(SimVsModel, GemmShapeSweep)
 }
 
 }  // namespace
+
+namespace {
+
+// REGS over the link: the registers after a run, BUSY while running.
+TEST(SimRegs, ReadAfterRunAndBusyWhileRunning)
+{
+    spu_device *d;
+    ASSERT_EQ(spu_open(&d, "sim"), 0);
+    spu_image img{};
+    char err[512];
+    ASSERT_EQ(spu_asm("li r9, -7\nlui r15, 0xabcd\nadd r10, r1, r2\nloop r3, e\nnop\nnop\ne: halt\n",
+                      "regs.s", &img, err, sizeof err), 0) << err;
+    spu_program p = {img.words, img.nwords, 0};
+    ASSERT_EQ(spu_load_program(d, &p), 0);
+    uint32_t args[3] = {40, 2, 1};
+    ASSERT_EQ(spu_run(d, args, 3), 0);
+    spu_status_t st;
+    ASSERT_EQ(spu_wait(d, 5000, &st), 0);
+    uint32_t r[16];
+    ASSERT_EQ(spu_regs(d, r), 0);
+    EXPECT_EQ(r[0], 0u);
+    EXPECT_EQ(r[1], 40u);
+    EXPECT_EQ(r[9], (uint32_t)-7);
+    EXPECT_EQ(r[10], 42u);
+    EXPECT_EQ(r[15], 0xabcd0000u);
+    // a long run (loop of 2^22 iterations): REGS answers BUSY, the link stays up
+    args[2] = 1u << 22;
+    ASSERT_EQ(spu_run(d, args, 3), 0);
+    EXPECT_EQ(spu_regs(d, r), SPU_EBUSY);
+    EXPECT_EQ(spu_ping(d), 0);
+    ASSERT_EQ(spu_reset(d), 0);
+    EXPECT_EQ(spu_regs(d, r), 0);
+    spu_image_free(&img);
+    spu_close(d);
+}
+
+}  // namespace

@@ -73,5 +73,5 @@ const spu_backend_ops spu_backend_serial = {
     .counters = spu_link_op_counters,
     .reset = spu_link_op_reset,
     .ping = spu_link_op_ping,
-    .regs = NULL,
+    .regs = spu_link_op_regs,
 };

@@ -358,6 +358,20 @@ int spu_link_counters(spu_link *l, spu_counters_t *c)
     return 0;
 }
 
+int spu_link_regs(spu_link *l, uint32_t regs[16])
+{
+    uint8_t b[64];
+    size_t got = 0;
+    int rc = spu_link_transact(l, CMD_REGS, NULL, 0, b, sizeof b, &got);
+    if (rc)
+        return rc;
+    if (got != sizeof b)
+        return SPU_EPROTO;
+    for (int i = 0; i < 16; i++)
+        regs[i] = get32(b + 4 * i);
+    return 0;
+}
+
 int spu_link_reset(spu_link *l)
 {
     return expect(l, CMD_RESET, NULL, 0, NULL, 0);

@@ -50,6 +50,8 @@ int spu_link_args(spu_link *l, const uint32_t *args, int nargs);
 int spu_link_run(spu_link *l, uint32_t pc, uint32_t watchdog);
 int spu_link_status(spu_link *l, spu_status_t *st);
 int spu_link_counters(spu_link *l, spu_counters_t *c);
+/* REGS: r0..r15 (SPU_EBUSY while a program runs). */
+int spu_link_regs(spu_link *l, uint32_t regs[16]);
 int spu_link_reset(spu_link *l);
 
 /* Open a tty (or pty) in raw 8N1 mode; baud 0 keeps the current speed.

@@ -43,6 +43,10 @@ int spu_link_op_reset(void *impl)
 {
     return spu_link_reset(impl);
 }
+int spu_link_op_regs(void *impl, uint32_t regs[16])
+{
+    return spu_link_regs(impl, regs);
+}
 int spu_link_op_ping(void *impl)
 {
     return spu_link_ping(impl);

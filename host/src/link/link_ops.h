@@ -18,5 +18,6 @@ int  spu_link_op_status(void *impl, spu_status_t *st);
 int  spu_link_op_counters(void *impl, spu_counters_t *c);
 int  spu_link_op_reset(void *impl);
 int  spu_link_op_ping(void *impl);
+int  spu_link_op_regs(void *impl, uint32_t regs[16]);
 
 #endif

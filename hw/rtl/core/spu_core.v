@@ -54,6 +54,9 @@ module spu_core #(
     // performance counters (COUNTERS command): registered read, 1-cycle latency
     input  wire [3:0]  cnt_sel_i,          // CNT_* id
     output wire [63:0] cnt_value_o,
+    // scalar registers (REGS command), combinational read, valid while not RUNNING
+    input  wire [3:0]  reg_sel_i,
+    output wire [31:0] reg_value_o,
     input  wire        link_rx_byte_i,     // pulse per byte received (LINK_RX)
     input  wire        link_tx_byte_i      // pulse per byte sent (LINK_TX)
 );
@@ -100,6 +103,7 @@ module spu_core #(
         .arg_we_i(arg_we_i), .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i),
         .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_rdata),
         .state_o(state_o), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
+        .dbg_sel_i(reg_sel_i), .dbg_value_o(reg_value_o),
         .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_value_i(seq_cnt_val),
         .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret), .ev_mm_o(ev_mm),
         .ev_stall_drain_o(ev_stall_drain), .clear_o(cnt_clear), .drain_add_o(drain_add),

@@ -43,6 +43,8 @@ module spu_sequencer #(
     output wire [7:0]     trap_o,
     output wire [31:0]    pc_o,
     output wire           running_o,
+    input  wire [3:0]     dbg_sel_i,      // REGS: register read while not running
+    output wire [31:0]    dbg_value_o,
     // counters
     input  wire [63:0]    cycles_i,
     output wire [3:0]     cnt_sel_o,
@@ -108,7 +110,10 @@ module spu_sequencer #(
         .imm18s_o(imm18s), .imm18u_o(imm18u), .imm22s_o(imm22s), .imm22u_o(imm22u),
         .illegal_o(illegal)
     );
-    wire [31:0] ra = (fa == 4'd0) ? 32'd0 : rf_q[fa];
+    // read port A doubles as the host's register read (REGS) while not running
+    wire [3:0]  fa_rd = running_o ? fa : dbg_sel_i;
+    wire [31:0] ra = (fa_rd == 4'd0) ? 32'd0 : rf_q[fa_rd];
+    assign dbg_value_o = ra;
     wire [31:0] rb = (fb == 4'd0) ? 32'd0 : rf_q[fb];
     wire [31:0] rc = (fc == 4'd0) ? 32'd0 : rf_q[fc];
 

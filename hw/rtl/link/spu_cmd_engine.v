@@ -66,6 +66,7 @@ module spu_cmd_engine #(
     input  wire [31:0] pc_i,
     output wire [3:0]  cnt_sel_o,
     input  wire [63:0] cnt_value_i,
+    input  wire [31:0] reg_value_i,       // register cnt_sel_o[3:0] (REGS)
     output wire        link_rx_byte_o,
     output wire        link_tx_byte_o
 );
@@ -182,6 +183,10 @@ module spu_cmd_engine #(
         case (cmd)
             CMD_PING, CMD_INFO, CMD_STATUS, CMD_COUNTERS:
                 len_ok = (plen_q == 11'd0);
+            CMD_REGS: begin
+                len_ok    = (plen_q == 11'd0);
+                uses_core = 1'b1;            // BUSY while running
+            end
             CMD_RESET: begin
                 len_ok = (plen_q == 11'd0);
                 is_ctl = 1'b1;
@@ -281,7 +286,8 @@ module spu_cmd_engine #(
     wire [10:0] body_n    = (cmd == CMD_INFO)     ? INFO_BYTES[10:0] :
                             (cmd == CMD_STATUS)   ? STAT_BYTES[10:0] :
                             (cmd == CMD_READ)     ? rlen[10:0] :
-                            (cmd == CMD_COUNTERS) ? (11'd1 + 11'd8 * CNT_COUNT[10:0]) : 11'd0;
+                            (cmd == CMD_COUNTERS) ? (11'd1 + 11'd8 * CNT_COUNT[10:0]) :
+                            (cmd == CMD_REGS)     ? 11'd64 : 11'd0;
     wire [10:0] cbyte     = cnt_q - 11'd1;                         // COUNTERS: after n
 
     always @* begin
@@ -395,6 +401,19 @@ module spu_cmd_engine #(
                     end else begin
                         enc_valid = 1'b1;
                         enc_data  = rdat_q;
+                    end
+                end else if (cmd == CMD_REGS) begin // 16 x u32, select then send
+                    if (cnt_q[1:0] != 2'd0 || sub_q == 3'd3) begin
+                        enc_valid = 1'b1;
+                        enc_data  = snap_q[7:0];
+                    end else if (sub_q == 3'd0) begin
+                        csel_d = cnt_q[5:2];
+                        sub_d  = 3'd1;
+                    end else if (sub_q == 3'd1) begin
+                        sub_d = 3'd2;
+                    end else begin
+                        snap_d = {80'd0, reg_value_i};
+                        sub_d  = 3'd3;
                     end
                 end else begin // COUNTERS: n, then 8 bytes per counter
                     if (cnt_q == 11'd0) begin
