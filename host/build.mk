@@ -38,6 +38,9 @@ $(BUILD)/gen/fw_%.c: firmware/%.s $(BUILD)/tools/spu_gen
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/spu_gen firmware $< $* > $@.tmp && mv $@.tmp $@
 
+# keep the generated firmware sources (make would delete them as intermediates)
+.SECONDARY: $(FIRMWARE_GEN)
+
 $(BUILD)/gen/spu_firmware.h: $(BUILD)/tools/spu_gen $(FIRMWARE_SRCS)
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/spu_gen firmware-header $(basename $(notdir $(FIRMWARE_SRCS))) > $@.tmp && mv $@.tmp $@
