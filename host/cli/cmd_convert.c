@@ -102,7 +102,8 @@ int spu_cmd_convert(int argc, char **argv)
             }
     }
     void *src = malloc(n * isz + 1), *dst = malloc(n * osz + 1);
-    uint8_t *bytes = malloc(spu_pack_bytes((spu_fmt)tf, n) + 1);
+    /* the output file holds one code per byte for formats of at most 8 bits */
+    uint8_t *bytes = malloc(n * osz + 1);
     if (!src || !dst || !bytes) {
         free(data); free(src); free(dst); free(bytes);
         return cli_fail("convert", "out of memory");

@@ -97,6 +97,24 @@ TEST(Cli, ConvertMatchesLibrary)
             }
 }
 
+// Sub-byte formats are written one code per byte: a large input must come out
+// whole (a packed-size output buffer once overflowed here).
+TEST(Cli, ConvertLargeInputToSubByteFormats)
+{
+    TmpDir d;
+    std::vector<float> x = values(70001);
+    spit(d / "x.f32", x.data(), x.size() * 4);
+    for (const char *to : {"e2m1", "e3m2", "e2m3"}) {
+        std::string cmd = kSpu + " convert --from f32 --to " + to + " --in " + (d / "x.f32") + " --out " + (d / "y");
+        ASSERT_EQ(0, run(cmd)) << cmd;
+        spu_fmt f = (spu_fmt)spu_fmt_from_name(to);
+        std::vector<uint8_t> want(x.size());
+        spu_cvt_opts o{SPU_ROUND_RNE, SPU_OVF_SAT, 0, 0};
+        ASSERT_EQ(0, spu_convert_from_f32(f, x.data(), want.data(), x.size(), &o));
+        EXPECT_EQ(want, slurp(d / "y")) << cmd;
+    }
+}
+
 TEST(Cli, ConvertStdinStdoutAndRoundTrip)
 {
     TmpDir d;
