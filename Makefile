@@ -21,7 +21,7 @@ INCLUDES   := -Ihost/include -Ihw/isa -I$(BUILD)/gen -Ihost/src
 
 # Debian packages the build and the tests use; fragments may add more.
 DEBS := build-essential pkg-config verilator yosys nextpnr-ice40 fpga-icestorm \
-        libusb-1.0-0-dev libftdi1-dev libgtest-dev libcjson-dev zlib1g-dev \
+        libusb-1.0-0-dev libftdi1-dev libgtest-dev libcjson-dev zlib1g-dev clang \
         python3-numpy
 
 # Test binaries the fragments register; `make test` runs them all.
