@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "spu/asm.h"
 #include "spu/compare.h"
+#include "spu/model.h"
 #include "spu/spu.h"
 
 #include <cjson/cJSON.h>
@@ -18,7 +19,7 @@
 
 static const char usage[] =
     "usage: spu run PROG.s|PROG.bin [--device URI] [--args A,B,...] [--init FILE@ADDR]...\n"
-    "               [--watchdog CYCLES] [--compare URI] [--json]\n"
+    "               [--watchdog CYCLES] [--compare URI] [--trace] [--json]\n"
     "\n"
     "Loads the program (assembled on the fly from .s, raw words from .bin),\n"
     "writes each --init file's bytes into the scratchpad at ADDR, sets r1..r8\n"
@@ -27,7 +28,10 @@ static const char usage[] =
     "and the end states are compared (status, counters, registers, scratchpad);\n"
     "the exit status is 0 only if they are equal.\n"
     "\n"
-    "  --watchdog N   trap after N cycles (default 100000000; 0 = none)\n";
+    "  --watchdog N   trap after N cycles (default 100000000; 0 = none)\n"
+    "  --trace        also run the program on the reference model of the device's\n"
+    "                 geometry and print one line per retired instruction:\n"
+    "                 start cycle, pc, word, disassembly, register written\n";
 
 #define MAX_INITS 16
 
@@ -130,25 +134,66 @@ static void report(spu_device *dev, const char *uri, int json, cJSON *arr)
             printf("%s r%-2d %08x%s", i % 4 ? "" : " ", i, regs[i], i % 4 == 3 ? "\n" : "  ");
 }
 
+static void print_trace(void *ctx, const spu_model_trace *t)
+{
+    (void)ctx;
+    char text[96];
+    spu_disasm_word(t->word, t->pc, text, sizeof text);
+    if (t->rd > 0)
+        printf("%10llu  %5u  %08x  %-28s  r%d = 0x%08x\n", (unsigned long long)t->cycle, t->pc,
+               t->word, text, t->rd, t->rd_value);
+    else
+        printf("%10llu  %5u  %08x  %s\n", (unsigned long long)t->cycle, t->pc, t->word, text);
+}
+
+/* Run the program on an in-process model shaped like the device, tracing. */
+static int trace_on_model(spu_device *dev, const run_setup *s)
+{
+    spu_info_t in;
+    spu_info(dev, &in);
+    spu_model_config mc = { in.rows, in.cols, in.spad_bytes, in.spad_banks, in.ucode_words,
+                            in.loop_depth ? in.loop_depth : 4 };
+    spu_model *m;
+    int rc = spu_model_create(&m, &mc);
+    if (rc)
+        return cli_fail("run", "--trace: no model of this geometry: %s", spu_strerror(rc));
+    for (int i = 0; i < s->ninit; i++)
+        memcpy(spu_model_spad(m) + s->init[i].addr, s->init[i].data, s->init[i].len);
+    spu_model_load_ucode(m, 0, s->prog.words, s->prog.nwords);
+    spu_model_set_args(m, s->args, s->nargs);
+    spu_model_set_trace(m, print_trace, NULL);
+    printf("trace (reference model, %ux%u):\n%10s  %5s  %8s  %s\n", in.rows, in.cols, "cycle", "pc",
+           "word", "instruction");
+    spu_model_run(m, s->prog.entry, s->watchdog);
+    spu_status_t st;
+    spu_model_status(m, &st);
+    printf("%10llu  %5u  %s%s%s\n", (unsigned long long)st.cycles, st.pc, spu_state_name(st.state),
+           st.state == SPU_STATE_TRAPPED ? " " : "", st.state == SPU_STATE_TRAPPED ? spu_trap_name(st.trap) : "");
+    spu_model_free(m);
+    return 0;
+}
+
 int spu_cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "device", required_argument, 0, 'd' }, { "args", required_argument, 0, 'a' },
         { "init", required_argument, 0, 'i' },   { "watchdog", required_argument, 0, 'w' },
         { "compare", required_argument, 0, 'c' }, { "json", no_argument, 0, 'j' },
+        { "trace", no_argument, 0, 't' },
         { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
     };
     const char *device = cli_default_device(), *compare = NULL;
     run_setup s;
     memset(&s, 0, sizeof s);
     s.watchdog = 100000000u;
-    int json = 0, c, ret = 1;
+    int json = 0, trace = 0, c, ret = 1;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'c': compare = optarg; break;
         case 'j': json = 1; break;
+        case 't': trace = 1; break;
         case 'w': {
             uint64_t v;
             if (cli_parse_u64(optarg, &v) || v > 0xFFFFFFFFu)
@@ -196,6 +241,12 @@ int spu_cmd_run(int argc, char **argv)
     s.prog = (spu_program){ img.words, img.nwords, img.entry };
     if (run_on(device, &s, &da) || (compare && run_on(compare, &s, &db)))
         goto out;
+    if (trace && !json && trace_on_model(da, &s))
+        goto out;
+    if (trace && json) {
+        cli_usage_error("run", "--trace prints text; leave out --json");
+        goto out;
+    }
     cJSON *root = json ? cJSON_CreateObject() : NULL, *arr = root ? cJSON_AddArrayToObject(root, "runs") : NULL;
     report(da, device, json, arr);
     ret = 0;

@@ -70,4 +70,16 @@ TEST(CliRun, TrapsAndBadPrograms)
     EXPECT_EQ(sh(kSpu + " run " + prog + " --args 1,2,3,4,5,6,7,8,9", &out), 2);
 }
 
+TEST(CliRun, TraceListsEveryRetiredInstruction)
+{
+    std::string prog = write_tmp("spu_run_trace.s", "li r9, 3\nloop r9, e\naddi r10, r10, 5\ne: halt\n"), out;
+    ASSERT_EQ(sh(kSpu + " run " + prog + " --trace", &out), 0) << out;
+    // li, loop, 3 x addi, halt = 6 retired instructions, then the end state
+    size_t n = 0;
+    for (size_t p = out.find("addi r10, r10, 5"); p != std::string::npos; p = out.find("addi r10, r10, 5", p + 1)) n++;
+    EXPECT_EQ(n, 3u) << out;
+    EXPECT_NE(out.find("r10 = 0x0000000f"), std::string::npos) << out;
+    EXPECT_NE(out.find("        12      3  HALTED"), std::string::npos) << out;  // 6 x 2 cycles
+}
+
 }  // namespace
