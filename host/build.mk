@@ -9,7 +9,7 @@ LIBSPU_OBJS   := $(patsubst host/%.c,$(BUILD)/obj/%.o,$(LIBSPU_SRCS)) \
                  $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(FIRMWARE_GEN))
 CLI_SRCS      := $(wildcard host/cli/*.c)
 CLI_OBJS      := $(patsubst host/%.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
-ISA_DEFS      := $(wildcard hw/isa/ tables)
+ISA_DEFS      := $(wildcard hw/isa/*.def)
 GEN_HEADERS   := $(BUILD)/gen/spu_isa.vh $(BUILD)/gen/spu_firmware.h
 
 # Extra link libraries libspu needs (fragments may append, e.g. -lftdi1).
@@ -22,7 +22,7 @@ SPU_BIN   := $(BUILD)/bin/spu
 all: $(SPU_BIN) $(LIBSPU_A) $(LIBSPU_SO) $(BUILD)/lib/pkgconfig/spu.pc $(GEN_HEADERS)
 
 # --- generators -------------------------------------------------------------
-# spu_gen: prints the Verilog include and the firmware table from hw/isa/ tables
+# spu_gen: prints the Verilog include and the firmware table from hw/isa/*.def
 # and the assembled firmware. It is built from the assembler sources only, so
 # the firmware can be assembled before libspu exists.
 GEN_TOOL_SRCS := host/tools/spu_gen.c $(wildcard host/src/isa/*.c) $(wildcard host/src/asm/*.c) host/src/core/error.c
@@ -77,7 +77,7 @@ $(BUILD)/lib/pkgconfig/spu.pc: host/spu.pc.in
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/spu $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 host/include/spu/*.h $(DESTDIR)$(PREFIX)/include/spu/
-	install -m 644 hw/isa/ tables $(DESTDIR)$(PREFIX)/include/spu/
+	install -m 644 hw/isa/*.def $(DESTDIR)$(PREFIX)/include/spu/
 	install -m 644 $(LIBSPU_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBSPU_SO) $(DESTDIR)$(PREFIX)/lib/libspu.so.$(SPU_SOVERSION)
 	ln -sf libspu.so.$(SPU_SOVERSION) $(DESTDIR)$(PREFIX)/lib/libspu.so
