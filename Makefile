@@ -21,7 +21,7 @@ INCLUDES   := -Ihost/include -Ihw/isa -I$(BUILD)/gen -Ihost/src
 
 # Debian packages the build and the tests use; fragments may add more.
 DEBS := build-essential pkg-config verilator yosys nextpnr-ice40 fpga-icestorm \
-        libusb-1.0-0-dev libftdi1-dev libgtest-dev libcjson-dev zlib1g-dev clang \
+        libusb-1.0-0-dev libftdi1-dev libgtest-dev libcjson-dev zlib1g-dev clang libclang-rt-14-dev \
         python3-numpy
 
 # Test binaries the fragments register; `make test` runs them all.
@@ -48,7 +48,8 @@ RUN_DEVICE ?= sim
 run: deps all
 	$(BUILD)/bin/spu gemm --device $(RUN_DEVICE) --m 64 --n 64 --k 512 --dtype int8 --seed 1
 
-test: deps all $(TEST_BINS)
+# fuzz-smoke (tests/fuzz/build.mk): the parsers under libFuzzer, fixed seed
+test: deps all $(TEST_BINS) fuzz-smoke
 	@tests/run_tests.sh $(TEST_BINS)
 
 clean:

@@ -1,0 +1,4 @@
+li r1, 5
+loop r1, e
+  addi r2, r2, 1
+e: halt
