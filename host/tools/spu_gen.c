@@ -41,9 +41,13 @@ static int gen_verilog(void)
                f->name, f->def);
     }
     printf("\n// dtypes (cfg in/out)\n");
-    for (size_t i = 0; i < spu_dtype_table_len; i++)
-        printf("localparam [3:0] DT_%s = 4'd%u; // %u byte(s)\n", spu_dtype_table[i].name,
-               spu_dtype_table[i].code, spu_dtype_table[i].bytes);
+    for (size_t i = 0; i < spu_dtype_table_len; i++) {
+        const spu_dtype_desc *d = &spu_dtype_table[i];
+        printf("localparam [3:0] DT_%s = 4'd%u;\n", d->name, d->code);
+        printf("localparam integer DT_%s_BYTES = %u;  // element size in bytes\n", d->name, d->bytes);
+        printf("localparam integer DT_%s_ARRAY = %u;  // 1: the array computes with it (cfg in)\n",
+               d->name, d->array);
+    }
 #define SPU_ROUND(name, key, code) printf("localparam [1:0] RND_%s = 2'd%d;\n", #name, code);
 #include "spu_cfg.def"
     printf("\n// trap causes\n");
