@@ -625,12 +625,15 @@ static int cmd_dsp_plan(int argc, char **argv)
         return die("%s: no top module", argv[0]);
     const char *mname = net_name(mod->string);
     int n = 0;
+    long explicit_dsps = 0; /* SB_MAC16 instantiated by the RTL (spu_mul8x2) */
     cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(mod, "cells"))
     {
         const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
         if (t && !strcmp(t, "$mul"))
             n++;
+        if (t && !strcmp(t, "SB_MAC16"))
+            explicit_dsps++;
     }
     mul_cell *m = calloc((size_t)n + 1, sizeof *m);
     if (!m)
@@ -653,8 +656,9 @@ static int cmd_dsp_plan(int argc, char **argv)
         x->value = x->cost ? (double)(x->a * x->b) / (double)x->cost : 0;
     }
     qsort(m, (size_t)n, sizeof *m, mul_cmp);
-    long left = budget, soft = 0, used = 0;
-    printf("# dsp-plan: %d multipliers, budget %ld SB_MAC16\n", n, budget);
+    long left = budget > explicit_dsps ? budget - explicit_dsps : 0, soft = 0, used = 0;
+    printf("# dsp-plan: %d multipliers, budget %ld SB_MAC16, %ld instantiated by the RTL\n", n,
+           budget, explicit_dsps);
     for (i = 0; i < n; i++) {
         if (m[i].cost == 0)
             continue;

@@ -1,7 +1,7 @@
 // rtl_core_harness.h -- drives a Verilated spu_core through its ports only
 // (scratchpad byte port, microcode port, argument port, run/stop, status,
 // counters), exactly as the link's command engine does. The scalar registers,
-// which the ISA cannot store, are read from the model's public signals.
+// which the ISA cannot store, are read through the REGS port (reg_sel_i).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -146,7 +146,16 @@ template <class V> class Core : public CoreBase {
         m_->clk_i = 1; m_->eval();
         ticks++;
     }
-    uint32_t reg(int r) override { return r == 0 ? 0 : m_->rootp->spu_core__DOT__u_seq__DOT__rf_q[r]; }
+    // REGS path of the core (reg_sel_i -> reg_value_o, one cycle: the
+    // registers are in RAM); only while not running, as the command engine
+    uint32_t reg(int r) override
+    {
+        m_->reg_sel_i = (uint8_t)r;
+        tick();
+        uint32_t v = m_->reg_value_o;
+        m_->reg_sel_i = 0;
+        return v;
+    }
     int state() override { return m_->state_o; }
     int trap() override { return m_->trap_o; }
     uint32_t pc() override { return m_->pc_o; }

@@ -20,7 +20,7 @@ module spu_board_hx8k #(
     parameter integer BAUD        = 3000000,
     parameter integer SPAD_BYTES  = 8192,
     parameter integer SPAD_BANKS  = 4,
-    parameter integer UCODE_WORDS = 512
+    parameter integer UCODE_WORDS = 256
 ) (
     input  wire       clk12_i,
     input  wire       uart_rx_i,
@@ -51,7 +51,8 @@ module spu_board_hx8k #(
     spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LINK("uart"), .CLKS_PER_BIT(CLKS_PER_BIT),
-        .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS)
+        .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
+        .USE_ICE40_DSP(0), .CNT_WIDTH(32)
     ) u_spu (
         .clk_i(clk), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),

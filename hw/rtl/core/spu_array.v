@@ -9,11 +9,16 @@
 // accumulator. sum_o is every tile's acc + in-flight product, tile (i,j) at
 // bits [(i*COLS+j)*32 +: 32] (a wide bus, not a mux: the drain unit snapshots it).
 // The operand registers live here, not in the tile, so the edge tiles carry no
-// unused east/south outputs.
+// unused east/south outputs; so do the multipliers: USE_ICE40_DSP = 0 gives
+// each tile a spu_tile_mul (format-generic port), USE_ICE40_DSP = 1 (iCE40
+// UP5K) gives each pair of tiles one spu_mul8x2 = one SB_MAC16 in 8x8 mode,
+// int8 only: the decoder traps every cfg whose `in` is not int8, so fmt_i is
+// always int8 and the two paths give the same products.
 `default_nettype none
 module spu_array #(
     parameter integer ROWS = 8,
-    parameter integer COLS = 8
+    parameter integer COLS = 8,
+    parameter integer USE_ICE40_DSP = 0
 ) (
     input  wire                   clk_i,
     input  wire                   rst_i,
@@ -43,15 +48,42 @@ module spu_array #(
         end
     end
 
-    genvar gi, gj;
+    localparam integer NT = ROWS * COLS;
+    wire [NT*32-1:0] prod;
+    genvar gi, gj, gp;
     generate
+        if (USE_ICE40_DSP != 0) begin : g_dsp
+            // tiles 2p and 2p+1 (row-major) share one DSP block
+            for (gp = 0; gp < (NT + 1) / 2; gp = gp + 1) begin : g_pair
+                localparam integer T1 = (2 * gp + 1 < NT) ? 2 * gp + 1 : 2 * gp;
+                wire [15:0] p0, p1;
+                spu_mul8x2 #(.USE_ICE40_DSP(1)) u_mul (
+                    .a0_i(a_q[(2*gp)*8 +: 8]), .b0_i(b_q[(2*gp)*8 +: 8]),
+                    .a1_i(a_q[T1*8 +: 8]),     .b1_i(b_q[T1*8 +: 8]),
+                    .p0_o(p0), .p1_o(p1)
+                );
+                assign prod[(2*gp)*32 +: 32] = {{16{p0[15]}}, p0};
+                if (T1 != 2 * gp) begin : g_second
+                    assign prod[T1*32 +: 32] = {{16{p1[15]}}, p1};
+                end else begin : g_odd
+                    wire [15:0] unused_p1 = p1;
+                end
+            end
+            wire [3:0] unused_fmt = fmt_i;
+        end else begin : g_generic
+            for (gp = 0; gp < NT; gp = gp + 1) begin : g_tile
+                spu_tile_mul u_mul (
+                    .fmt_i(fmt_i), .a_i(a_q[gp*8 +: 8]), .b_i(b_q[gp*8 +: 8]),
+                    .prod_o(prod[gp*32 +: 32])
+                );
+            end
+        end
         for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
             for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
                 spu_tile u_tile (
-                    .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i), .fmt_i(fmt_i),
-                    .a_i  (a_q[(gi*COLS+gj)*8 +: 8]),
-                    .b_i  (b_q[(gi*COLS+gj)*8 +: 8]),
-                    .sum_o(sum_o[(gi*COLS+gj)*32 +: 32])
+                    .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i),
+                    .prod_i(prod[(gi*COLS+gj)*32 +: 32]),
+                    .sum_o (sum_o[(gi*COLS+gj)*32 +: 32])
                 );
             end
         end

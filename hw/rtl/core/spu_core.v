@@ -22,7 +22,9 @@ module spu_core #(
     parameter integer SPAD_BYTES  = 262144,
     parameter integer SPAD_BANKS  = 4,
     parameter integer UCODE_WORDS = 1024,
-    parameter integer LOOP_DEPTH  = 4
+    parameter integer LOOP_DEPTH  = 4,
+    parameter integer USE_ICE40_DSP = 0,   // 1: tile multipliers in SB_MAC16 pairs (UP5K)
+    parameter integer CNT_WIDTH   = 64     // counter width kept (32 on boards), reads zero-extended
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -186,7 +188,7 @@ module spu_core #(
         .west_o(west), .north_o(north)
     );
 
-    spu_array #(.ROWS(ROWS), .COLS(COLS)) u_array (
+    spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP)) u_array (
         .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st || run_i), .fmt_i(cfg_in),   // RUN: zero (as the model)
         .west_i(west), .north_i(north), .sum_o(sums)
     );
@@ -200,7 +202,7 @@ module spu_core #(
     );
 
     // ---- performance counters -------------------------------------------------------------
-    spu_counters u_cnt (
+    spu_counters #(.CNT_WIDTH(CNT_WIDTH)) u_cnt (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(cnt_clear),
         .cycles_add_i(ev_cycles), .instret_i(ev_instret), .mac_active_i(mm_step),
         .mm_cycle_i(ev_mm), .stall_bank_i(mm_stall), .stall_drain_i(ev_stall_drain),

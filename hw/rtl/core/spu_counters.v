@@ -4,8 +4,14 @@
 // Two read ports: host_sel_i -> host_value_o registered (1-cycle latency, the
 // COUNTERS command), seq_sel_i -> seq_value_o combinational low 32 bits (cnt).
 // An id >= CNT_COUNT reads 0.
+// CNT_WIDTH (32..64, default 64 = the ISA's width) is the width each counter
+// is kept in; the reads are zero-extended to 64 bits. The iCE40 boards use 32
+// (half the adders and flip-flops; a counter then wraps after 2^32 events,
+// about 179 s of cycles at 24 MHz -- docs/fpga.md); simulation keeps 64.
 `default_nettype none
-module spu_counters (
+module spu_counters #(
+    parameter integer CNT_WIDTH = 64
+) (
     input  wire        clk_i,
     input  wire        rst_i,
     input  wire        clear_i,
@@ -19,7 +25,7 @@ module spu_counters (
     input  wire        link_rx_i,
     input  wire        link_tx_i,
     input  wire [3:0]  host_sel_i,
-    output reg  [63:0] host_value_o,
+    output wire [63:0] host_value_o,
     input  wire [3:0]  seq_sel_i,
     output wire [31:0] seq_value_o,
     output wire [63:0] cycles_o
@@ -27,43 +33,56 @@ module spu_counters (
 `include "spu_isa.vh"
     // flat vectors, counter n at [n*64 +: 64] (arrays with per-element reset
     // would make Yosys warn about replacing a memory)
-    reg  [CNT_COUNT*64-1:0] cnt_q;
-    reg  [CNT_COUNT*64-1:0] add;
+    localparam integer W = CNT_WIDTH;
+    reg  [CNT_COUNT*W-1:0] cnt_q;
+    reg  [CNT_COUNT*W-1:0] add;
+    reg  [W-1:0]           host_q;
     integer n;
 
     always @* begin
-        add = {CNT_COUNT*64{1'b0}};
-        add[CNT_CYCLES*64      +: 64] = {62'd0, cycles_add_i};
-        add[CNT_INSTRET*64     +: 64] = {63'd0, instret_i};
-        add[CNT_MAC_ACTIVE*64  +: 64] = {63'd0, mac_active_i};
-        add[CNT_MM_CYCLES*64   +: 64] = {63'd0, mm_cycle_i};
-        add[CNT_STALL_BANK*64  +: 64] = {63'd0, stall_bank_i};
-        add[CNT_STALL_DRAIN*64 +: 64] = {63'd0, stall_drain_i};
-        add[CNT_DRAIN_BUSY*64  +: 64] = {48'd0, drain_add_i};
-        add[CNT_LINK_RX*64     +: 64] = {63'd0, link_rx_i};
-        add[CNT_LINK_TX*64     +: 64] = {63'd0, link_tx_i};
+        add = {CNT_COUNT*W{1'b0}};
+        add[CNT_CYCLES*W      +: W] = {{(W-2){1'b0}}, cycles_add_i};
+        add[CNT_INSTRET*W     +: W] = {{(W-1){1'b0}}, instret_i};
+        add[CNT_MAC_ACTIVE*W  +: W] = {{(W-1){1'b0}}, mac_active_i};
+        add[CNT_MM_CYCLES*W   +: W] = {{(W-1){1'b0}}, mm_cycle_i};
+        add[CNT_STALL_BANK*W  +: W] = {{(W-1){1'b0}}, stall_bank_i};
+        add[CNT_STALL_DRAIN*W +: W] = {{(W-1){1'b0}}, stall_drain_i};
+        add[CNT_DRAIN_BUSY*W  +: W] = {{(W-16){1'b0}}, drain_add_i};
+        add[CNT_LINK_RX*W     +: W] = {{(W-1){1'b0}}, link_rx_i};
+        add[CNT_LINK_TX*W     +: W] = {{(W-1){1'b0}}, link_tx_i};
     end
 
     always @(posedge clk_i) begin
         for (n = 0; n < CNT_COUNT; n = n + 1) begin
             if (rst_i || (clear_i && n != CNT_LINK_RX && n != CNT_LINK_TX))
-                cnt_q[n*64 +: 64] <= 64'd0;
+                cnt_q[n*W +: W] <= {W{1'b0}};
             else
-                cnt_q[n*64 +: 64] <= cnt_q[n*64 +: 64] + add[n*64 +: 64];
+                cnt_q[n*W +: W] <= cnt_q[n*W +: W] + add[n*W +: W];
         end
-        if (rst_i) host_value_o <= 64'd0;
-        else if ({28'd0, host_sel_i} < CNT_COUNT) host_value_o <= cnt_q[host_sel_i*64 +: 64];
-        else host_value_o <= 64'd0;
+        if (rst_i) host_q <= {W{1'b0}};
+        else if ({28'd0, host_sel_i} < CNT_COUNT) host_q <= cnt_q[host_sel_i*W +: W];
+        else host_q <= {W{1'b0}};
     end
 
     // cnt reads the low 32 bits; the decoder traps ids >= CNT_COUNT
-    reg [31:0] seq_value;
+    reg [W-1:0] seq_value;
     always @* begin
-        seq_value = 32'd0;
+        seq_value = {W{1'b0}};
         for (n = 0; n < CNT_COUNT; n = n + 1)
-            if (seq_sel_i == n[3:0]) seq_value = cnt_q[n*64 +: 32];
+            if (seq_sel_i == n[3:0]) seq_value = cnt_q[n*W +: W];
     end
-    assign seq_value_o = seq_value;
-    assign cycles_o    = cnt_q[CNT_CYCLES*64 +: 64];
+    generate
+        if (W < 64) begin : g_narrow
+            assign host_value_o = {{(64-W){1'b0}}, host_q};
+            assign cycles_o = {{(64-W){1'b0}}, cnt_q[CNT_CYCLES*W +: W]};
+        end else begin : g_full
+            assign host_value_o = host_q;
+            assign cycles_o = cnt_q[CNT_CYCLES*W +: W];
+        end
+        if (W > 32) begin : g_seq_cut
+            wire [W-33:0] unused_seq_hi = seq_value[W-1:32];
+        end
+    endgenerate
+    assign seq_value_o = seq_value[31:0];
 endmodule
 `default_nettype wire

@@ -2,7 +2,9 @@
 // 0), pc, nested zero-overhead loops (spu_loop_stack), cfg and strides, traps,
 // and the issue of the tensor instructions to the load unit, array and drain
 // unit. Non-pipelined so every cost of docs/isa.md holds by construction:
-//   FETCH (1 cycle) : watchdog and pc-range checks, microcode read
+//   FETCH (1 cycle) : watchdog and pc-range checks; the instruction (read
+//                     from the microcode store on the way into FETCH) names
+//                     the registers, read from spu_regfile (RAM) for EXEC
 //   EXEC  (1 cycle + waits) : decode, traps, execute; st/sync/halt stay here
 //                     while the drain unit is not free (stall_drain)
 //   MM    (extra)   : mm only, until the load unit's last_o
@@ -92,13 +94,14 @@ module spu_sequencer #(
     reg [1:0]  ph_q, status_q;
     reg [7:0]  trap_q;
     reg [31:0] pc_q, wd_q;
-    reg [31:0] rf_q [0:15];
-    reg [31:0] args_q [0:7];     // r1..r8 as the host set them: RUN restores them
     reg [31:0] sa_q, sb_q, sc_q;
     reg [3:0]  cin_q, cout_q;
     reg [4:0]  shift_q;
     reg [1:0]  round_q;
     reg        relu_q;
+
+    reg        rd_we;
+    reg [31:0] rd_val;
 
     // ---- decode ------------------------------------------------------------------
     wire [5:0]  op;
@@ -110,12 +113,22 @@ module spu_sequencer #(
         .imm18s_o(imm18s), .imm18u_o(imm18u), .imm22s_o(imm22s), .imm22u_o(imm22u),
         .illegal_o(illegal)
     );
-    // read port A doubles as the host's register read (REGS) while not running
-    wire [3:0]  fa_rd = running_o ? fa : dbg_sel_i;
-    wire [31:0] ra = (fa_rd == 4'd0) ? 32'd0 : rf_q[fa_rd];
+    // registers (and the arguments RUN restores) in RAM: read in FETCH (the
+    // instruction is already there), used in EXEC. Read port A doubles as the
+    // host's register read (REGS) while not running, one cycle after dbg_sel_i.
+    wire [31:0] ra, rb, rc;
+    reg         rf_we;
+    wire        running_n = (status_q == STATE_RUNNING);
+    spu_regfile u_rf (
+        .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i && !stop_i),
+        .re_i((ph_q == P_FETCH) || !running_n),
+        .a_i(running_n ? fa : dbg_sel_i), .b_i(fb), .c_i(fc),
+        .ra_o(ra), .rb_o(rb), .rc_o(rc),
+        .we_i(rf_we), .waddr_i(fa), .wdata_i(rd_val),
+        .arg_we_i(arg_we_i && ph_q == P_OFF && !stop_i && !run_i),
+        .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i)
+    );
     assign dbg_value_o = ra;
-    wire [31:0] rb = (fb == 4'd0) ? 32'd0 : rf_q[fb];
-    wire [31:0] rc = (fc == 4'd0) ? 32'd0 : rf_q[fc];
 
     // ---- address checks of mm and st -------------------------------------------
     wire mm_bad_a, mm_bad_b, st_bad;
@@ -148,8 +161,6 @@ module spu_sequencer #(
     // ---- execute (combinational, valid in P_EXEC) ---------------------------------
     reg        ex_trap, ex_wait, ex_done, ex_halt;
     reg [7:0]  ex_cause;
-    reg        rd_we;
-    reg [31:0] rd_val;
     reg        is_seq;
     reg [31:0] tgt, npc;
     reg        do_push, do_mm, do_st, do_zacc, set_cfg, set_stride;
@@ -218,6 +229,7 @@ module spu_sequencer #(
             endcase
         end
         ex_done = exec && !ex_trap && !ex_wait;
+        rf_we   = ex_done && rd_we && !rst_i && !stop_i && !run_i;
 
         // next pc, with the zero-overhead back edge on sequential flow
         ls_push = ex_done && do_push;
@@ -243,12 +255,10 @@ module spu_sequencer #(
     end
 
     // ---- fetch checks --------------------------------------------------------------
-    wire fetch  = (ph_q == P_FETCH);
     wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
     wire pc_bad = (pc_q >= UW32);
 
     // ---- state update --------------------------------------------------------------
-    integer r;
     always @(posedge clk_i) begin
         if (rst_i) begin
             ph_q     <= P_OFF;
@@ -256,8 +266,6 @@ module spu_sequencer #(
             trap_q   <= TRAP_NONE;
             pc_q     <= 32'd0;
             wd_q     <= 32'd0;
-            for (r = 0; r < 16; r = r + 1) rf_q[r] <= 32'd0;
-            for (r = 0; r < 8; r = r + 1) args_q[r] <= 32'd0;
             sa_q <= WB32; sb_q <= WB32; sc_q <= SC32;
             cin_q   <= CFG_IN_DEFAULT[3:0];
             cout_q  <= CFG_OUT_DEFAULT[3:0];
@@ -273,8 +281,6 @@ module spu_sequencer #(
             trap_q   <= TRAP_NONE;
             pc_q     <= run_pc_i;
             wd_q     <= run_watchdog_i;
-            for (r = 1; r < 9; r = r + 1) rf_q[r] <= args_q[r-1];
-            for (r = 9; r < 16; r = r + 1) rf_q[r] <= 32'd0;
             sa_q <= WB32; sb_q <= WB32; sc_q <= SC32;
             cin_q   <= CFG_IN_DEFAULT[3:0];
             cout_q  <= CFG_OUT_DEFAULT[3:0];
@@ -282,10 +288,6 @@ module spu_sequencer #(
             round_q <= CFG_ROUND_DEFAULT[1:0];
             relu_q  <= CFG_RELU_DEFAULT[0];
         end else begin
-            if (arg_we_i && ph_q == P_OFF) begin
-                args_q[arg_idx_i] <= arg_wdata_i;
-                rf_q[{1'b0, arg_idx_i} + 4'd1] <= arg_wdata_i;
-            end
             case (ph_q)
                 P_FETCH: begin
                     if (wd_hit) begin
@@ -300,7 +302,6 @@ module spu_sequencer #(
                     if (ex_trap) begin
                         ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= ex_cause;
                     end else if (ex_done) begin
-                        if (rd_we && fa != 4'd0) rf_q[fa] <= rd_val;
                         if (set_cfg) begin
                             cin_q   <= imm22u[CFG_IN_LSB    +: CFG_IN_W];
                             cout_q  <= imm22u[CFG_OUT_LSB   +: CFG_OUT_W];
@@ -324,12 +325,15 @@ module spu_sequencer #(
     end
 
     // ---- outputs ---------------------------------------------------------------------
-    assign ucode_re_o    = fetch;
-    assign ucode_raddr_o = pc_q[UAW-1:0];
+    // the microcode read is issued on the way INTO FETCH (RUN, an EXEC that
+    // continues, the end of an mm), so FETCH already has the instruction
+    assign ucode_re_o    = !rst_i && !stop_i &&
+                           (run_i || (ex_done && !ex_halt && !do_mm) || ((ph_q == P_MM) && mm_last_i));
+    assign ucode_raddr_o = run_i ? run_pc_i[UAW-1:0] : exec ? npc[UAW-1:0] : pc_q[UAW-1:0];
     assign state_o       = status_q;
     assign trap_o        = trap_q;
     assign pc_o          = pc_q;
-    assign running_o     = (status_q == STATE_RUNNING);
+    assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
     assign ev_mm_o       = (ph_q == P_MM);
     assign clear_o       = run_i;

@@ -1,0 +1,105 @@
+// spu_regfile -- the 16 x 32 scalar registers (r0 = 0) and the 8 kernel
+// arguments (r1..r8 as the host set them), in RAM (iCE40 EBR) instead of
+// 768 flip-flops and their 16:1 read muxes.
+//
+// Drive: three SYNCHRONOUS read ports. With re_i high, ra_o/rb_o/rc_o show
+// registers a_i/b_i/c_i from the next cycle on and hold them until the next
+// re_i (the sequencer reads in FETCH, from the instruction the microcode store
+// already returned, and uses the values in EXEC). One write port: we_i writes
+// waddr_i (r1..r15; r0 ignored); arg_we_i writes argument arg_idx_i (r1 + idx)
+// -- never in the same cycle as we_i (arguments are written while idle).
+// A read in the cycle after a write sees the new value; a read in the same
+// cycle as a write to the same register sees the old one (never needed).
+// clear_i (RUN) makes r1..r8 read their arguments and r9..r15 read 0 again,
+// in one cycle, without touching the RAM: one "written since RUN" flag per
+// register selects between the register's word and its argument's word.
+// rst_i also forgets the arguments (they read 0 until written).
+// Storage: one 32-word RAM per read port (words 0..15 registers, 16+r the
+// argument of r), all written together.
+`default_nettype none
+module spu_regfile (
+    input  wire        clk_i,
+    input  wire        rst_i,
+    input  wire        clear_i,
+    input  wire        re_i,
+    input  wire [3:0]  a_i,
+    input  wire [3:0]  b_i,
+    input  wire [3:0]  c_i,
+    output wire [31:0] ra_o,
+    output wire [31:0] rb_o,
+    output wire [31:0] rc_o,
+    input  wire        we_i,
+    input  wire [3:0]  waddr_i,
+    input  wire [31:0] wdata_i,
+    input  wire        arg_we_i,
+    input  wire [2:0]  arg_idx_i,
+    input  wire [31:0] arg_wdata_i
+);
+    reg [15:0] wr_q;     // register r written since RUN / reset
+    reg [7:0]  aw_q;     // argument idx written since reset
+
+    wire [3:0] arg_reg = {1'b0, arg_idx_i} + 4'd1;
+    wire       w_en    = (we_i && waddr_i != 4'd0) || arg_we_i;
+    wire [4:0] w_addr  = arg_we_i ? {1'b1, arg_reg} : {1'b0, waddr_i};
+    wire [31:0] w_data = arg_we_i ? arg_wdata_i : wdata_i;
+
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            wr_q <= 16'd0;
+            aw_q <= 8'd0;
+        end else if (clear_i) begin
+            wr_q <= 16'd0;
+        end else if (arg_we_i) begin
+            wr_q[arg_reg]   <= 1'b0;
+            aw_q[arg_idx_i] <= 1'b1;
+        end else if (we_i && waddr_i != 4'd0) begin
+            wr_q[waddr_i] <= 1'b1;
+        end
+    end
+
+    // per port: the RAM word to read and whether the register reads 0
+    function [5:0] sel;   // {zero, addr[4:0]}
+        input [3:0]  r;
+        input [15:0] wr;
+        input [7:0]  aw;
+        reg   [2:0]  rm1;
+        begin
+            rm1 = r[2:0] - 3'd1;      // argument index of r1..r8
+            if (r == 4'd0)
+                sel = {1'b1, 5'd0};
+            else if (wr[r])
+                sel = {1'b0, 1'b0, r};
+            else if (r <= 4'd8 && aw[rm1])
+                sel = {1'b0, 1'b1, r};
+            else
+                sel = {1'b1, 5'd0};
+        end
+    endfunction
+
+    wire [5:0]  s_a = sel(a_i, wr_q, aw_q);
+    wire [5:0]  s_b = sel(b_i, wr_q, aw_q);
+    wire [5:0]  s_c = sel(c_i, wr_q, aw_q);
+    wire [14:0] s_all = {s_c[4:0], s_b[4:0], s_a[4:0]};
+    reg  [2:0]  zero_q;
+    wire [95:0] q;
+
+    genvar g;
+    generate
+        for (g = 0; g < 3; g = g + 1) begin : g_port
+            spu_ram_1r1w #(.WIDTH(32), .DEPTH(32)) u_ram (
+                .clk_i(clk_i), .we_i(w_en), .wbe_i(4'hF), .waddr_i(w_addr), .wdata_i(w_data),
+                .re_i(re_i), .raddr_i(s_all[g*5 +: 5]), .rdata_o(q[g*32 +: 32])
+            );
+        end
+    endgenerate
+
+    always @(posedge clk_i) begin
+        if (rst_i)     zero_q <= 3'b111;
+        else if (re_i) zero_q <= {s_c[5], s_b[5], s_a[5]};
+    end
+
+    assign ra_o = zero_q[0] ? 32'd0 : q[31:0];
+    assign rb_o = zero_q[1] ? 32'd0 : q[63:32];
+    assign rc_o = zero_q[2] ? 32'd0 : q[95:64];
+endmodule
+`default_nettype wire
