@@ -2,6 +2,8 @@
 // binary: .npy in and out, --json keys, exit codes on bad input.
 #include <gtest/gtest.h>
 
+#include "run_cmd.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -23,13 +25,7 @@ struct Result { int code; std::string out; };
 Result sh(const std::string &cmd)
 {
     Result r{-1, ""};
-    FILE *p = popen((cmd + " 2>/dev/null").c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    int st = pclose(p);
-    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.code = run_cmd(cmd, &r.out, true);
     return r;
 }
 

@@ -1,6 +1,8 @@
 // test_cli_run.cc -- `spu run` and the end-state comparison of two devices.
 #include <gtest/gtest.h>
 
+#include "run_cmd.h"
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -15,18 +17,7 @@ namespace {
 
 const std::string kSpu = std::string(SPU_BUILD_DIR) + "/bin/spu";
 
-int sh(const std::string &cmd, std::string *out = nullptr)
-{
-    FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-    if (!p) return -1;
-    char buf[4096];
-    size_t n;
-    std::string o;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.append(buf, n);
-    int st = pclose(p);
-    if (out) *out = o;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+int sh(const std::string &cmd, std::string *out = nullptr) { return run_cmd(cmd, out); }
 
 std::string write_tmp(const char *name, const std::string &text)
 {

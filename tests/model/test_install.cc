@@ -3,6 +3,8 @@
 // and spu.pc; a program built with pkg-config runs a GEMM on the model.
 #include <gtest/gtest.h>
 
+#include "run_cmd.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,18 +14,7 @@
 
 namespace {
 
-int sh(const std::string &cmd, std::string *out = nullptr)
-{
-    FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-    if (!p) return -1;
-    char buf[4096];
-    size_t n;
-    std::string o;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.append(buf, n);
-    int st = pclose(p);
-    if (out) *out = o;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+int sh(const std::string &cmd, std::string *out = nullptr) { return run_cmd(cmd, out); }
 
 TEST(Install, PkgConfigProgramRunsAGemm)
 {
