@@ -8,6 +8,9 @@
 //   EXEC  (1 cycle + waits) : decode, traps, execute; st/sync/halt stay here
 //                     while the drain unit is not free (stall_drain)
 //   MM    (extra)   : mm only, until the load unit's last_o
+//   mul stays in EXEC for MUL_STEPS extra cycles: an iterative radix-4
+//   multiplier (2 bits of rC per cycle, 16 steps) instead of a 32x32 array
+//   of LUTs; its cost (2 + 16) is the MUL row of spu_isa.def
 // Cycle accounting is per instruction (docs/isa.md timing rule): EXEC adds 2
 // when the instruction completes, every wait / MM cycle adds 1, a trapping
 // instruction adds nothing, so CYCLES at FETCH is T_n - T_0 (what the
@@ -166,6 +169,34 @@ module spu_sequencer #(
     reg        do_push, do_mm, do_st, do_zacc, set_cfg, set_stride;
     wire       exec = (ph_q == P_EXEC);
 
+    // ---- iterative mul: radix 4, low 32 bits ------------------------------------
+    // The first EXEC cycle of a mul does step 0 from rB/rC (the register reads
+    // hold in EXEC); steps 1..15 follow in the next 15 cycles (the operand
+    // registers shift), the 17th EXEC cycle writes rA. mul_wait counts as a
+    // plain extra cycle (not a drain stall).
+    reg  [31:0] mul_a_q, mul_b_q, mul_p_q;
+    reg  [3:0]  mul_n_q;
+    reg         mul_busy_q;
+    wire        is_mul   = exec && !illegal && (op == OP_MUL);
+    wire [31:0] mul_a    = mul_busy_q ? mul_a_q : rb;
+    wire [31:0] mul_b    = mul_busy_q ? mul_b_q : rc;
+    wire [31:0] mul_p    = mul_busy_q ? mul_p_q : 32'd0;
+    wire [31:0] mul_p_d  = mul_p + (mul_b[0] ? mul_a : 32'd0)
+                                 + (mul_b[1] ? {mul_a[30:0], 1'b0} : 32'd0);
+    wire        mul_last = mul_busy_q && (mul_n_q == 4'd0);
+    always @(posedge clk_i) begin
+        if (rst_i || stop_i || run_i || !is_mul || mul_last) begin
+            mul_busy_q <= 1'b0;
+            mul_n_q    <= 4'd0;
+        end else begin
+            mul_busy_q <= 1'b1;
+            mul_n_q    <= mul_n_q + 4'd1;
+            mul_p_q    <= mul_p_d;
+            mul_a_q    <= {mul_a[29:0], 2'b00};
+            mul_b_q    <= {2'b00, mul_b[31:2]};
+        end
+    end
+
     always @* begin
         ex_trap = 1'b0; ex_cause = TRAP_NONE; ex_wait = 1'b0; ex_halt = 1'b0;
         rd_we = 1'b0; rd_val = 32'd0; is_seq = 1'b1; tgt = seq_pc;
@@ -182,7 +213,8 @@ module spu_sequencer #(
                 OP_ADD:    begin rd_we = 1'b1; rd_val = rb + rc; end
                 OP_SUB:    begin rd_we = 1'b1; rd_val = rb - rc; end
                 OP_SHLI:   begin rd_we = 1'b1; rd_val = rb << imm18u[4:0]; end
-                OP_MUL:    begin rd_we = 1'b1; rd_val = rb * rc; end
+                OP_MUL:    if (!mul_last) ex_wait = 1'b1;
+                           else begin rd_we = 1'b1; rd_val = mul_p_q; end
                 OP_BNE:    if (ra != rb) begin is_seq = 1'b0; tgt = imm18u; end
                 OP_BLT:    if ($signed(ra) < $signed(rb)) begin is_seq = 1'b0; tgt = imm18u; end
                 OP_JMP:    begin is_seq = 1'b0; tgt = imm22u; end
@@ -250,7 +282,7 @@ module spu_sequencer #(
         ev_instret_o     = 1'b0;
         ev_stall_drain_o = 1'b0;
         if (ph_q == P_MM) ev_cycles_o = 2'd1;
-        if (exec && ex_wait) begin ev_cycles_o = 2'd1; ev_stall_drain_o = 1'b1; end
+        if (exec && ex_wait) begin ev_cycles_o = 2'd1; ev_stall_drain_o = !is_mul; end
         if (ex_done)        begin ev_cycles_o = 2'd2; ev_instret_o = 1'b1; end
     end
 
