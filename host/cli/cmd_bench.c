@@ -1,6 +1,6 @@
 /*
  * cmd_bench.c -- `spu bench <what>`: micro-benchmarks. A table of benches
- * (add a row for `bench gemm` ...); the first is `numerics`: conversion
+ * (`gemm` lives in bench_gemm.c); the first is `numerics`: conversion
  * throughput in GB/s of f32 input against memcpy on the same buffer.
  */
 #include "cli.h"
@@ -22,6 +22,7 @@ static const struct {
     const char *summary;
 } benches[] = {
     { "numerics", bench_numerics, "f32 -> bf16/e4m3/e5m2/mxfp8_e4m3/mxfp4_e2m1 GB/s vs memcpy" },
+    { "gemm",     spu_bench_gemm, "int8 GEMM shape sweep on a device: cycles, model, utilization" },
 };
 
 static void usage(FILE *f)

@@ -105,3 +105,19 @@ TEST(CliInfo, ModelJson)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliBenchGemm, SweepJsonAndBadShapes)
+{
+    auto r = sh(kSpu + " bench gemm --shapes 3x5x7,9x9x40 --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    for (const char *key : {"\"m\":3", "\"k\":40", "\"bitexact\":true", "\"model_cycles\":", "\"utilization\":"})
+        EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+    EXPECT_EQ(r.out.find("\"bitexact\":false"), std::string::npos) << r.out;
+    EXPECT_EQ(sh(kSpu + " bench gemm --shapes 3x5").code, 2);
+    EXPECT_EQ(sh(kSpu + " bench gemm --shapes 3x0x5").code, 2);
+    EXPECT_EQ(sh(kSpu + " bench gemm --device nowhere:").code, 1);
+}
+
+}  // namespace
