@@ -1,8 +1,10 @@
 // spu_range_check -- scratchpad bound check of a strided access without a
 // 32x32 multiplier: bad_o = base + n*stride + span > LIMIT, computed as if in
-// unbounded arithmetic (no wrap). n and stride are cut to NW bits, enough
-// because any factor >= 2^NW > LIMIT times a non-zero other factor is out of
-// range anyway. Combinational; used by mm (A and B) and st.
+// unbounded arithmetic (no wrap). Every operand and partial result is cut to
+// NW bits, with 2^NW > LIMIT: a base, a factor (times a non-zero other
+// factor) or a product of 2^NW or more is out of range on its own, so only an
+// NW x NW product and an NW-bit sum remain. Combinational; used by mm (A and
+// B) and st.
 `default_nettype none
 module spu_range_check #(
     parameter integer LIMIT = 262144,
@@ -14,16 +16,18 @@ module spu_range_check #(
     input  wire [15:0] span_i,
     output wire        bad_o
 );
-    localparam integer EW = 2 * NW + 34;
+    localparam integer SW = (NW > 16) ? NW + 2 : 18;   // the final sum
     localparam [31:0] LIMIT32 = LIMIT;
 
-    wire n_big = |n_i[31:NW];
-    wire s_big = |stride_i[31:NW];
+    wire n_big    = |n_i[31:NW];
+    wire s_big    = |stride_i[31:NW];
+    wire base_big = |base_i[31:NW];
     wire [2*NW-1:0] prod = n_i[NW-1:0] * stride_i[NW-1:0];
-    wire [EW-1:0] last = {{(EW-32){1'b0}}, base_i} + {{(EW-2*NW){1'b0}}, prod}
-                       + {{(EW-16){1'b0}}, span_i};
+    wire prod_big = |prod[2*NW-1:NW];
+    wire [SW-1:0] last = {{(SW-NW){1'b0}}, base_i[NW-1:0]} + {{(SW-NW){1'b0}}, prod[NW-1:0]}
+                       + {{(SW-16){1'b0}}, span_i};
 
     assign bad_o = (n_big && (stride_i != 32'd0)) || (s_big && (n_i != 32'd0))
-                || (last > {{(EW-32){1'b0}}, LIMIT32});
+                || base_big || prod_big || ({{(32-SW){1'b0}}, last} > LIMIT32);
 endmodule
 `default_nettype wire

@@ -197,6 +197,13 @@ module spu_sequencer #(
         end
     end
 
+    // one adder for addi / add / sub (rB + imm, rB + rC, rB + ~rC + 1)
+    wire        alu_sub = (op == OP_SUB);
+    wire [31:0] alu_rhs = (op == OP_ADDI) ? imm18s : (alu_sub ? ~rc : rc);
+    wire [32:0] alu_add = {rb, 1'b1} + {alu_rhs, alu_sub};   // carry-in in bit 0
+    wire [31:0] alu_sum = alu_add[32:1];
+    wire        unused_alu_c = alu_add[0];
+
     always @* begin
         ex_trap = 1'b0; ex_cause = TRAP_NONE; ex_wait = 1'b0; ex_halt = 1'b0;
         rd_we = 1'b0; rd_val = 32'd0; is_seq = 1'b1; tgt = seq_pc;
@@ -209,9 +216,7 @@ module spu_sequencer #(
                 OP_HALT:   if (!drain_free_i) ex_wait = 1'b1; else ex_halt = 1'b1;
                 OP_LI:     begin rd_we = 1'b1; rd_val = imm22s; end
                 OP_LUI:    begin rd_we = 1'b1; rd_val = {imm22u[15:0], 16'd0}; end
-                OP_ADDI:   begin rd_we = 1'b1; rd_val = rb + imm18s; end
-                OP_ADD:    begin rd_we = 1'b1; rd_val = rb + rc; end
-                OP_SUB:    begin rd_we = 1'b1; rd_val = rb - rc; end
+                OP_ADDI, OP_ADD, OP_SUB: begin rd_we = 1'b1; rd_val = alu_sum; end
                 OP_SHLI:   begin rd_we = 1'b1; rd_val = rb << imm18u[4:0]; end
                 OP_MUL:    if (!mul_last) ex_wait = 1'b1;
                            else begin rd_we = 1'b1; rd_val = mul_p_q; end
