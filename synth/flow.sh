@@ -60,12 +60,14 @@ libdirs() { local d; for d in "${RTL_DIRS[@]}"; do [ -d "$d" ] && printf -- '-li
 
 # generic_pass TOP OUT READ_SCRIPT: transistors and logic depth, technology
 # independent. Memories stay $mem cells (not counted; the entry says how
-# many bits were left out).
+# many bits were left out); iCE40 primitives the RTL instantiates (PLL,
+# SB_MAC16) are black boxes, not counted either.
 generic_pass() {
     local top=$1 out=$2 read_script=$3
     say "$top: technology-independent pass"
     run "$out/generic.log" yosys -p "
         verilog_defaults -add -I$BUILD/gen -Ihw/rtl
+        read_verilog -lib +/ice40/cells_sim.v
         $read_script
         hierarchy -top $top $(libdirs)
         synth -top $top -flatten -run begin:fine

@@ -94,6 +94,7 @@ module spu_top #(
     wire [7:0]  trap;
     wire [3:0]  cnt_sel;
     wire [63:0] cnt_value;
+    wire        cnt_fresh;
     wire [31:0] reg_value;
     wire        eng_idle;
 
@@ -114,7 +115,8 @@ module spu_top #(
         .arg_we_o(arg_we), .arg_idx_o(arg_idx), .arg_wdata_o(arg_wdata),
         .run_o(run), .run_pc_o(run_pc), .run_watchdog_o(run_watchdog), .stop_o(stop),
         .state_i(state), .trap_i(trap), .pc_i(pc),
-        .cnt_sel_o(cnt_sel), .cnt_value_i(cnt_value), .reg_value_i(reg_value),
+        .cnt_sel_o(cnt_sel), .cnt_value_i(cnt_value), .cnt_fresh_i(cnt_fresh),
+        .reg_value_i(reg_value),
         .link_rx_byte_o(link_rx_byte), .link_tx_byte_o(link_tx_byte)
     );
 
@@ -132,7 +134,7 @@ module spu_top #(
         .arg_we_i(arg_we), .arg_idx_i(arg_idx), .arg_wdata_i(arg_wdata),
         .run_i(run), .run_pc_i(run_pc), .run_watchdog_i(run_watchdog), .stop_i(stop),
         .state_o(state), .trap_o(trap), .pc_o(pc),
-        .cnt_sel_i(cnt_sel), .cnt_value_o(cnt_value), .reg_sel_i(cnt_sel), .reg_value_o(reg_value),
+        .cnt_sel_i(cnt_sel), .cnt_value_o(cnt_value), .cnt_fresh_o(cnt_fresh), .reg_sel_i(cnt_sel), .reg_value_o(reg_value),
         .link_rx_byte_i(link_rx_byte), .link_tx_byte_i(link_tx_byte)
     );
 

@@ -53,9 +53,11 @@ module spu_core #(
     output wire [1:0]  state_o,            // STATE_* of spu_isa.vh
     output wire [7:0]  trap_o,             // TRAP_*
     output wire [31:0] pc_o,               // pc of halt / trap / current
-    // performance counters (COUNTERS command): registered read, 1-cycle latency
+    // performance counters (COUNTERS command): registered read, 1-cycle latency,
+    // 2 when the sequencer's `cnt` uses the shared read mux (cnt_fresh_o)
     input  wire [3:0]  cnt_sel_i,          // CNT_* id
     output wire [63:0] cnt_value_o,
+    output wire        cnt_fresh_o,         // cnt_value_o is counter cnt_sel_i
     // scalar registers (REGS command), combinational read, valid while not RUNNING
     input  wire [3:0]  reg_sel_i,
     output wire [31:0] reg_value_o,
@@ -83,6 +85,7 @@ module spu_core #(
     // ---- sequencer ---------------------------------------------------------------
     wire [63:0]   cycles;
     wire [3:0]    seq_cnt_sel;
+    wire          seq_cnt_use;
     wire [31:0]   seq_cnt_val;
     wire [1:0]    ev_cycles;
     wire          ev_instret, ev_mm, ev_stall_drain, cnt_clear, running;
@@ -106,7 +109,7 @@ module spu_core #(
         .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_rdata),
         .state_o(state_o), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
         .dbg_sel_i(reg_sel_i), .dbg_value_o(reg_value_o),
-        .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_value_i(seq_cnt_val),
+        .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_use_o(seq_cnt_use), .cnt_value_i(seq_cnt_val),
         .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret), .ev_mm_o(ev_mm),
         .ev_stall_drain_o(ev_stall_drain), .clear_o(cnt_clear), .drain_add_o(drain_add),
         .mm_start_o(mm_start), .mm_a_o(mm_a), .mm_b_o(mm_b), .mm_sa_o(mm_sa), .mm_sb_o(mm_sb),
@@ -207,7 +210,8 @@ module spu_core #(
         .cycles_add_i(ev_cycles), .instret_i(ev_instret), .mac_active_i(mm_step),
         .mm_cycle_i(ev_mm), .stall_bank_i(mm_stall), .stall_drain_i(ev_stall_drain),
         .drain_add_i(drain_add), .link_rx_i(link_rx_byte_i), .link_tx_i(link_tx_byte_i),
-        .host_sel_i(cnt_sel_i), .host_value_o(cnt_value_o),
+        .host_sel_i(cnt_sel_i), .host_value_o(cnt_value_o), .host_fresh_o(cnt_fresh_o),
+        .seq_use_i(seq_cnt_use),
         .seq_sel_i(seq_cnt_sel), .seq_value_o(seq_cnt_val), .cycles_o(cycles)
     );
 endmodule

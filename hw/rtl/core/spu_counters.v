@@ -1,9 +1,12 @@
 // spu_counters -- the 64-bit performance counters of spu_counters.def.
 // The sequencer, load unit and drain accounting pulse event inputs; clear_i
 // (RUN) zeroes CYCLES..DRAIN_BUSY, the LINK_* counters count from rst_i.
-// Two read ports: host_sel_i -> host_value_o registered (1-cycle latency, the
-// COUNTERS command), seq_sel_i -> seq_value_o combinational low 32 bits (cnt).
-// An id >= CNT_COUNT reads 0.
+// One read mux, shared: while seq_use_i (the EXEC cycle of a `cnt`) it serves
+// seq_sel_i -> seq_value_o (combinational, low 32 bits); in every other cycle
+// it loads cnt[host_sel_i] into host_value_o (registered). host_fresh_o says
+// host_value_o was loaded from the counter host_sel_i selects now: at most one
+// cycle later than without sharing, since a `cnt` EXEC is always followed by
+// a FETCH. An id >= CNT_COUNT reads 0.
 // CNT_WIDTH (32..64, default 64 = the ISA's width) is the width each counter
 // is kept in; the reads are zero-extended to 64 bits. The iCE40 boards use 32
 // (half the adders and flip-flops; a counter then wraps after 2^32 events,
@@ -26,6 +29,8 @@ module spu_counters #(
     input  wire        link_tx_i,
     input  wire [3:0]  host_sel_i,
     output wire [63:0] host_value_o,
+    output wire        host_fresh_o,
+    input  wire        seq_use_i,
     input  wire [3:0]  seq_sel_i,
     output wire [31:0] seq_value_o,
     output wire [63:0] cycles_o
@@ -37,6 +42,7 @@ module spu_counters #(
     reg  [CNT_COUNT*W-1:0] cnt_q;
     reg  [CNT_COUNT*W-1:0] add;
     reg  [W-1:0]           host_q;
+    reg  [3:0]             hsel_q;
     integer n;
 
     always @* begin
@@ -52,6 +58,16 @@ module spu_counters #(
         add[CNT_LINK_TX*W     +: W] = {{(W-1){1'b0}}, link_tx_i};
     end
 
+    // the shared read mux; the decoder traps `cnt` ids >= CNT_COUNT
+    wire [3:0] rd_sel = seq_use_i ? seq_sel_i : host_sel_i;
+    reg [W-1:0] rd_value;
+    always @* begin
+        rd_value = {W{1'b0}};
+        for (n = 0; n < CNT_COUNT; n = n + 1)
+            if (rd_sel == n[3:0]) rd_value = cnt_q[n*W +: W];
+    end
+    wire [W-1:0] seq_value = rd_value;
+
     always @(posedge clk_i) begin
         for (n = 0; n < CNT_COUNT; n = n + 1) begin
             if (rst_i || (clear_i && n != CNT_LINK_RX && n != CNT_LINK_TX))
@@ -59,18 +75,16 @@ module spu_counters #(
             else
                 cnt_q[n*W +: W] <= cnt_q[n*W +: W] + add[n*W +: W];
         end
-        if (rst_i) host_q <= {W{1'b0}};
-        else if ({28'd0, host_sel_i} < CNT_COUNT) host_q <= cnt_q[host_sel_i*W +: W];
-        else host_q <= {W{1'b0}};
+        if (rst_i) begin
+            host_q   <= {W{1'b0}};
+            hsel_q   <= 4'd0;
+        end else if (!seq_use_i) begin
+            host_q   <= rd_value;
+            hsel_q   <= host_sel_i;
+        end
     end
+    assign host_fresh_o = (hsel_q == host_sel_i);
 
-    // cnt reads the low 32 bits; the decoder traps ids >= CNT_COUNT
-    reg [W-1:0] seq_value;
-    always @* begin
-        seq_value = {W{1'b0}};
-        for (n = 0; n < CNT_COUNT; n = n + 1)
-            if (seq_sel_i == n[3:0]) seq_value = cnt_q[n*W +: W];
-    end
     generate
         if (W < 64) begin : g_narrow
             assign host_value_o = {{(64-W){1'b0}}, host_q};

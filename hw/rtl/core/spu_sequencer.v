@@ -53,6 +53,7 @@ module spu_sequencer #(
     // counters
     input  wire [63:0]    cycles_i,
     output wire [3:0]     cnt_sel_o,
+    output wire           cnt_use_o,      // EXEC of a cnt: the counter read mux is ours
     input  wire [31:0]    cnt_value_i,
     output reg  [1:0]     ev_cycles_o,
     output reg            ev_instret_o,
@@ -372,6 +373,7 @@ module spu_sequencer #(
     assign pc_o          = pc_q;
     assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
+    assign cnt_use_o     = exec && !illegal && (op == OP_CNT);
     assign ev_mm_o       = (ph_q == P_MM);
     assign clear_o       = run_i;
     assign drain_add_o   = (ex_done && do_st) ? drain_cycles_i : 16'd0;

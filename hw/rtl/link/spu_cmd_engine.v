@@ -66,6 +66,7 @@ module spu_cmd_engine #(
     input  wire [31:0] pc_i,
     output wire [3:0]  cnt_sel_o,
     input  wire [63:0] cnt_value_i,
+    input  wire        cnt_fresh_i,       // cnt_value_i is counter cnt_sel_o
     input  wire [31:0] reg_value_i,       // register cnt_sel_o[3:0] (REGS)
     output wire        link_rx_byte_o,
     output wire        link_tx_byte_o
@@ -377,8 +378,10 @@ module spu_cmd_engine #(
                     enc_data  = info_vec[{cnt_q[5:0], 3'b000} +: 8];
                 end else if (cmd == CMD_STATUS) begin
                     if (sub_q == 3'd0) begin
-                        snap_d = {cnt_value_i, pc_i, trap_i, 6'd0, state_i};
-                        sub_d  = 3'd1;
+                        if (cnt_fresh_i) begin
+                            snap_d = {cnt_value_i, pc_i, trap_i, 6'd0, state_i};
+                            sub_d  = 3'd1;
+                        end
                     end else begin
                         enc_valid = 1'b1;
                         enc_data  = snap_q[7:0];
@@ -427,7 +430,7 @@ module spu_cmd_engine #(
                         sub_d  = 3'd1;
                     end else if (sub_q == 3'd1) begin
                         sub_d = 3'd2;                 // select registered in the core
-                    end else begin
+                    end else if (cnt_fresh_i) begin   // (one more cycle after a cnt)
                         snap_d = {48'd0, cnt_value_i};
                         sub_d  = 3'd3;
                     end
