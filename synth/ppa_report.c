@@ -812,7 +812,19 @@ static int cmd_entry(int argc, char **argv)
         cJSON *design = cJSON_GetObjectItemCaseSensitive(g, "design");
         if (!design)
             design = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g, "modules"), 0);
-        have_tr = json_number(cJSON_GetObjectItemCaseSensitive(design, "estimated_num_transistors"), &tr);
+        const cJSON *tj = cJSON_GetObjectItemCaseSensitive(design, "estimated_num_transistors");
+        have_tr = json_number(tj, &tr);
+        if (!have_tr && cJSON_IsString(tj)) {
+            /* "N+": N plus cells Yosys has no CMOS cost for (black boxes such
+             * as the board top's PLL): report N, marked as a lower bound */
+            char *end;
+            double v = strtod(tj->valuestring, &end);
+            if (end != tj->valuestring && strcmp(end, "+") == 0) {
+                tr = v;
+                have_tr = 1;
+                cJSON_AddBoolToObject(e, "transistors_lower_bound", 1);
+            }
+        }
         double mb = 0;
         if (json_number(cJSON_GetObjectItemCaseSensitive(design, "num_memory_bits"), &mb) && mb > 0)
             cJSON_AddNumberToObject(e, "memory_bits_excluded", mb);
