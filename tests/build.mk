@@ -1,12 +1,13 @@
 # tests/build.mk -- GoogleTest suites. Each folder tests/<suite>/ with *.cc
 # files becomes one binary build/tests/spu_<suite>_tests linked against
-# libspu. Suites that need Verilator (tests/rtl*) are built by hw/build.mk.
+# libspu (and depends on build/bin/spu and spu-sim, which the CLI and sim
+# suites run). Suites that need Verilator (tests/rtl_*) have their own build.mk.
 
 GTEST_LIBS := -lgtest -lgtest_main -lpthread
 TEST_SUITES := $(filter-out rtl%,$(notdir $(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*.cc))))))
 
 define test_suite_rule
-$(BUILD)/tests/spu_$(1)_tests: $(patsubst tests/%.cc,$(BUILD)/obj/tests/%.o,$(wildcard tests/$(1)/*.cc)) $(LIBSPU_A) $(SPU_BIN)
+$(BUILD)/tests/spu_$(1)_tests: $(patsubst tests/%.cc,$(BUILD)/obj/tests/%.o,$(wildcard tests/$(1)/*.cc)) $(LIBSPU_A) $(SPU_BIN) $(SPU_SIM)
 	@mkdir -p $$(dir $$@)
 	$$(CXX) -o $$@ $$(filter %.o,$$^) $(LIBSPU_A) $(GTEST_LIBS) $$(LIBSPU_LIBS)
 TEST_BINS += $(BUILD)/tests/spu_$(1)_tests
