@@ -45,7 +45,9 @@ protected:
         ASSERT_NE(sim, nullptr);
         for (spu_device *d : {sim, model}) {
             ASSERT_EQ(spu_reset(d), 0);
-            if (!init.empty()) ASSERT_EQ(spu_write(d, init_addr, init.data(), init.size()), 0);
+            if (!init.empty()) {
+                ASSERT_EQ(spu_write(d, init_addr, init.data(), init.size()), 0);
+            }
             spu_program p = {w.data(), w.size(), 0};
             ASSERT_EQ(spu_load_program(d, &p), 0);
             ASSERT_EQ(spu_set_watchdog(d, watchdog), 0);

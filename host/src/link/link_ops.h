@@ -20,4 +20,13 @@ int  spu_link_op_reset(void *impl);
 int  spu_link_op_ping(void *impl);
 int  spu_link_op_regs(void *impl, uint32_t regs[16]);
 
+/* The members every link-protocol backend shares, for its spu_backend_ops
+ * initializer after .scheme/.open/.close/.info. */
+#define SPU_LINK_BACKEND_OPS                                                   \
+    .write = spu_link_op_write, .read = spu_link_op_read,                      \
+    .ucode = spu_link_op_ucode, .args = spu_link_op_args,                      \
+    .run = spu_link_op_run, .status = spu_link_op_status,                      \
+    .counters = spu_link_op_counters, .reset = spu_link_op_reset,              \
+    .ping = spu_link_op_ping, .regs = spu_link_op_regs
+
 #endif
