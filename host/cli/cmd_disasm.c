@@ -63,16 +63,15 @@ int spu_cmd_disasm(int argc, char **argv)
         return cli_fail(CMD, "%s: size %zu bytes is not a multiple of 4 (not a microcode binary?)",
                         in, len);
     }
-    size_t n = len / 4;
-    uint32_t *w = malloc(n ? n * sizeof *w : 1);
-    if (!w) {
+    spu_image img;
+    if (len == 0) {
+        img = (spu_image){ NULL, 0, 0 };  /* an empty program disassembles to nothing */
+    } else if (spu_image_from_bytes(data, len, &img)) {
         free(data);
         return cli_fail(CMD, "out of memory");
     }
-    const unsigned char *b = (const unsigned char *)data;
-    for (size_t i = 0; i < n; i++)
-        w[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |
-               (uint32_t)b[4 * i + 3] << 24;
+    const size_t n = img.nwords;
+    uint32_t *w = img.words;
     free(data);
     int rc = 0;
     if (json) {

@@ -58,18 +58,8 @@ static int load_program(const char *path, spu_image *img)
             fputs(err, stderr);
             rc = 1;
         }
-    } else if (len % 4 || len == 0) {
-        rc = cli_fail("run", "%s: %zu bytes is not a whole number of 32-bit words", path, len);
-    } else {
-        img->nwords = len / 4;
-        img->words = malloc(len);
-        img->entry = 0;
-        if (!img->words)
-            rc = cli_fail("run", "out of memory");
-        for (size_t i = 0; !rc && i < img->nwords; i++) {
-            const uint8_t *b = (const uint8_t *)data + 4 * i;
-            img->words[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-        }
+    } else if (spu_image_from_bytes(data, len, img)) {
+        rc = cli_fail("run", "%s: %zu bytes is not a whole, non-zero number of 32-bit words", path, len);
     }
     free(data);
     return rc;

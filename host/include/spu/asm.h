@@ -29,6 +29,9 @@ typedef struct spu_image {
  * source/out, SPU_ENOMEM when memory runs out. Thread-safe (no global state). */
 int  spu_asm(const char *source, const char *filename, spu_image *out,
              char *err, size_t errcap);
+/* Read the binary format above (raw little-endian words) into *out.
+ * SPU_EFORMAT if len is 0 or not a multiple of 4, SPU_ENOMEM. */
+int  spu_image_from_bytes(const void *bytes, size_t len, spu_image *out);
 /* Free the words of an image (accepts an empty or zeroed image). */
 void spu_image_free(spu_image *img);
 

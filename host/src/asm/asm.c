@@ -1316,6 +1316,22 @@ int spu_asm(const char *source, const char *filename, spu_image *out, char *errb
     return 0;
 }
 
+int spu_image_from_bytes(const void *bytes, size_t len, spu_image *out)
+{
+    memset(out, 0, sizeof *out);
+    if (len == 0 || len % 4)
+        return SPU_EFORMAT;
+    out->words = malloc(len);
+    if (!out->words)
+        return SPU_ENOMEM;
+    out->nwords = len / 4;
+    const unsigned char *b = bytes;
+    for (size_t i = 0; i < out->nwords; i++)
+        out->words[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+                        (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
+    return 0;
+}
+
 void spu_image_free(spu_image *img)
 {
     if (!img)
