@@ -1,5 +1,6 @@
 // spu_board_hx8k -- the SPU on the Lattice iCE40-HX8K breakout (CT256).
 //
+// Pin mapping around spu_board_spu (PLL, reset, SPU, UART link, activity).
 // 12 MHz oscillator (J3) -> PLL (SB_PLL40_CORE) -> CLK_MHZ system clock; the
 // host link is the FT2232H channel B UART (RX B10, TX B12), 8N1 at BAUD
 // (3 Mbaud default; CLK_MHZ * 1e6 / BAUD must be an integer >= 4). Pins:
@@ -27,52 +28,15 @@ module spu_board_hx8k #(
     output wire       uart_tx_o,
     output wire [7:0] led_o
 );
-    // icepll -i 12 -o CLK_MHZ: DIVR = 0, FILTER_RANGE = 1 for all of these
-    localparam [6:0] DIVF = (CLK_MHZ == 48) ? 7'd63 : (CLK_MHZ == 42) ? 7'd55 :
-                            (CLK_MHZ == 36) ? 7'd47 : (CLK_MHZ == 30) ? 7'd79 : 7'd63;
-    localparam [2:0] DIVQ = (CLK_MHZ == 30 || CLK_MHZ == 24) ? 3'd5 : 3'd4;
-    localparam integer CLKS_PER_BIT = (CLK_MHZ * 1000000) / BAUD;
-
-    wire clk, lock, rst;
-    spu_pll_ice40 #(
-        .DIVR(4'd0), .DIVF(DIVF), .DIVQ(DIVQ), .FILTER_RANGE(3'd1), .USE_PAD(0)
-    ) u_pll (
-        .clk_pad_i(clk12_i), .clk_o(clk), .lock_o(lock)
+    wire rst, busy, beat, rx_act, tx_act;
+    spu_board_spu #(
+        .ROWS(ROWS), .COLS(COLS), .FORMATS(FORMATS), .CLK_MHZ(CLK_MHZ), .BAUD(BAUD),
+        .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .UCODE_WORDS(UCODE_WORDS),
+        .USE_ICE40_DSP(0), .PLL_USE_PAD(0)
+    ) u_board (
+        .clk12_i(clk12_i), .btn_n_i(1'b1), .uart_rx_i(uart_rx_i), .uart_tx_o(uart_tx_o),
+        .rst_o(rst), .busy_o(busy), .heartbeat_o(beat), .rx_act_o(rx_act), .tx_act_o(tx_act)
     );
-
-    spu_board_reset u_rst (
-        .clk_i(clk), .lock_i(lock), .btn_n_i(1'b1), .rst_o(rst)
-    );
-
-    wire idle;
-    wire tx_line;
-    wire unused_byte_ready, unused_byte_valid;
-    wire [7:0] unused_byte_data;
-    spu_top #(
-        .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
-        .UCODE_WORDS(UCODE_WORDS), .LINK("uart"), .CLKS_PER_BIT(CLKS_PER_BIT),
-        .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
-        .USE_ICE40_DSP(0), .CNT_WIDTH(32)
-    ) u_spu (
-        .clk_i(clk), .rst_i(rst),
-        .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),
-        .byte_tx_valid_o(unused_byte_valid), .byte_tx_ready_i(1'b1),
-        .byte_tx_data_o(unused_byte_data),
-        .uart_rx_i(uart_rx_i), .uart_tx_o(tx_line), .link_uart_i(1'b1),
-        .idle_o(idle)
-    );
-    assign uart_tx_o = tx_line;
-
-    // ---- status LEDs
-    reg [23:0] beat_q = 24'd0;
-    reg [19:0] rx_led_q = 20'd0, tx_led_q = 20'd0;
-    always @(posedge clk) begin
-        beat_q   <= beat_q + 1'b1;
-        rx_led_q <= !uart_rx_i ? 20'hFFFFF : rx_led_q - {19'd0, |rx_led_q};
-        tx_led_q <= !tx_line   ? 20'hFFFFF : tx_led_q - {19'd0, |tx_led_q};
-    end
-    assign led_o = {3'b000, rst, !idle, |tx_led_q, |rx_led_q, beat_q[23]};
-
-    wire unused_ok = &{1'b0, unused_byte_ready, unused_byte_valid, unused_byte_data};
+    assign led_o = {3'b000, rst, busy, tx_act, rx_act, beat};
 endmodule
 `default_nettype wire

@@ -1,0 +1,87 @@
+// spu_board_spu -- what every iCE40 board top shares: 12 MHz pad -> PLL ->
+// CLK_MHZ system clock, power-on/button reset, the SPU (spu_top) with its
+// UART link at BAUD, and stretched activity signals for LEDs. A board top
+// (spu_board_<board>.v) only maps these onto its pins.
+//   btn_n_i      reset button, active low (tie 1 when the board has none)
+//   rst_o        in reset (PLL not locked or button held)
+//   busy_o       the SPU is not idle
+//   heartbeat_o  ~1.4 Hz at 24 MHz (bit 23 of a free-running counter)
+//   rx_act_o / tx_act_o  UART RX / TX activity, stretched to be visible
+// CLK_MHZ is one of 24, 30, 36, 42, 48 (PLL settings from `icepll -i 12 -o F`);
+// CLK_MHZ * 1e6 / BAUD must be an integer >= 4.
+`default_nettype none
+module spu_board_spu #(
+    parameter integer ROWS          = 4,
+    parameter integer COLS          = 4,
+    parameter [31:0]  FORMATS       = 32'h1,
+    parameter integer CLK_MHZ       = 24,
+    parameter integer BAUD          = 3000000,
+    parameter integer SPAD_BYTES    = 8192,
+    parameter integer SPAD_BANKS    = 4,
+    parameter integer UCODE_WORDS   = 256,
+    parameter integer USE_ICE40_DSP = 0,   // tile multipliers as SB_MAC16 pairs (UP5K)
+    parameter integer PLL_USE_PAD   = 0    // SB_PLL40_PAD (UP5K pin 35) vs SB_PLL40_CORE
+) (
+    input  wire clk12_i,
+    input  wire btn_n_i,
+    input  wire uart_rx_i,
+    output wire uart_tx_o,
+    output wire rst_o,
+    output wire busy_o,
+    output wire heartbeat_o,
+    output wire rx_act_o,
+    output wire tx_act_o
+);
+    // icepll -i 12 -o CLK_MHZ: DIVR = 0, FILTER_RANGE = 1 for all of these
+    localparam [6:0] DIVF = (CLK_MHZ == 48) ? 7'd63 : (CLK_MHZ == 42) ? 7'd55 :
+                            (CLK_MHZ == 36) ? 7'd47 : (CLK_MHZ == 30) ? 7'd79 : 7'd63;
+    localparam [2:0] DIVQ = (CLK_MHZ == 30 || CLK_MHZ == 24) ? 3'd5 : 3'd4;
+    localparam integer CLKS_PER_BIT = (CLK_MHZ * 1000000) / BAUD;
+
+    wire clk, lock, rst;
+    spu_pll_ice40 #(
+        .DIVR(4'd0), .DIVF(DIVF), .DIVQ(DIVQ), .FILTER_RANGE(3'd1), .USE_PAD(PLL_USE_PAD)
+    ) u_pll (
+        .clk_pad_i(clk12_i), .clk_o(clk), .lock_o(lock)
+    );
+
+    spu_board_reset u_rst (
+        .clk_i(clk), .lock_i(lock), .btn_n_i(btn_n_i), .rst_o(rst)
+    );
+
+    wire idle;
+    wire tx_line;
+    wire unused_byte_ready, unused_byte_valid;
+    wire [7:0] unused_byte_data;
+    spu_top #(
+        .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
+        .UCODE_WORDS(UCODE_WORDS), .LINK("uart"), .CLKS_PER_BIT(CLKS_PER_BIT),
+        .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
+        .USE_ICE40_DSP(USE_ICE40_DSP), .CNT_WIDTH(32)
+    ) u_spu (
+        .clk_i(clk), .rst_i(rst),
+        .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),
+        .byte_tx_valid_o(unused_byte_valid), .byte_tx_ready_i(1'b1),
+        .byte_tx_data_o(unused_byte_data),
+        .uart_rx_i(uart_rx_i), .uart_tx_o(tx_line), .link_uart_i(1'b1),
+        .idle_o(idle)
+    );
+    assign uart_tx_o = tx_line;
+
+    // ---- activity for LEDs
+    reg [23:0] beat_q = 24'd0;
+    reg [19:0] rx_led_q = 20'd0, tx_led_q = 20'd0;
+    always @(posedge clk) begin
+        beat_q   <= beat_q + 1'b1;
+        rx_led_q <= !uart_rx_i ? 20'hFFFFF : rx_led_q - {19'd0, |rx_led_q};
+        tx_led_q <= !tx_line   ? 20'hFFFFF : tx_led_q - {19'd0, |tx_led_q};
+    end
+    assign rst_o       = rst;
+    assign busy_o      = !idle;
+    assign heartbeat_o = beat_q[23];
+    assign rx_act_o    = |rx_led_q;
+    assign tx_act_o    = |tx_led_q;
+
+    wire unused_ok = &{1'b0, unused_byte_ready, unused_byte_valid, unused_byte_data};
+endmodule
+`default_nettype wire
