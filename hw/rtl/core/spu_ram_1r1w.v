@@ -4,8 +4,13 @@
 //
 // Drive: we_i/wbe_i/waddr_i/wdata_i write in the cycle they are given; re_i +
 // raddr_i return mem[raddr_i] in rdata_o on the next cycle, and rdata_o holds
-// that value until the next read (the load unit relies on the hold). A read of
-// an address written in the same cycle returns the old data.
+// that value until the next read (the load unit relies on the hold).
+// A read of an address written in the same cycle is UNDEFINED on the FPGA: the
+// memory carries Yosys's no_rw_check, so it maps to bare EBR instead of EBR
+// plus read-first emulation (about 45 LUTs and 75 flip-flops per RAM on the
+// iCE40; docs/fpga.md). Simulation returns the old data. No user reads an
+// address in the cycle it writes it, except `mm` reading a block the drain
+// unit is still writing, which docs/isa.md already leaves undefined.
 // No reset: a RAM's contents and output register are not reset (EBR cannot).
 `default_nettype none
 module spu_ram_1r1w #(
@@ -22,7 +27,7 @@ module spu_ram_1r1w #(
     input  wire [AW-1:0]        raddr_i,
     output wire [WIDTH-1:0]     rdata_o
 );
-    reg [WIDTH-1:0] mem [0:DEPTH-1];
+    (* no_rw_check *) reg [WIDTH-1:0] mem [0:DEPTH-1];
     reg [WIDTH-1:0] rdata_q;
     integer b;
 

@@ -121,7 +121,8 @@ module spu_cmd_engine #(
         .crc_o(rx_crc_unused), .residue_ok_o(rx_crc_ok)
     );
 
-    reg [7:0]  rxbuf_q [0:2047];
+    // no_rw_check: read and write never meet at one address (spu_ram_1r1w.v)
+    (* no_rw_check *) reg [7:0]  rxbuf_q [0:2047];
     reg [10:0] rx_len_q;             // decoded bytes of the current frame
     reg        rx_ovf_q;             // frame longer than FRAME_MAX
     reg [7:0]  hdr_q [0:9];          // type, seq, first eight payload bytes

@@ -24,7 +24,8 @@ module spu_cobs_enc (
     localparam [2:0] S_FILL = 3'd0, S_CODE = 3'd1, S_DATA = 3'd2,
                      S_TAIL = 3'd3, S_DELIM = 3'd4;
 
-    reg [7:0] buf_q [0:253];
+    // no_rw_check: read and write never meet at one address (spu_ram_1r1w.v)
+    (* no_rw_check *) reg [7:0] buf_q [0:253];
     reg [2:0] state_q, state_d;
     reg [7:0] cnt_q, cnt_d;          // bytes in the block buffer
     reg [7:0] rd_q, rd_d;            // next buffer index to send
