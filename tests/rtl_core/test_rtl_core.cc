@@ -243,6 +243,32 @@ TEST_P(RtlCore, TrapRangeAndAlignment)
     EXPECT_EQ(core->state(), SPU_STATE_HALTED);
 }
 
+// mm's range check is decided in its first MM cycle (spu_sequencer header):
+// a failing mm must still leave every counter, the pc and the registers as
+// the model has them -- after good mms that streamed, inside a loop, with
+// K = 1 (shortest stream) and with a same-bank (stalling) first step.
+TEST_P(RtlCore, DeferredMmRangeTrapMatchesModel)
+{
+    const int32_t S = (int32_t)g.spad_bytes;
+    const int32_t W = (int32_t)WB;
+    std::vector<uint8_t> mem(4096);
+    for (size_t i = 0; i < mem.size(); i++) mem[i] = (uint8_t)(i * 7 + 3);
+    struct Case { const char *what; std::vector<uint32_t> p; };
+    const std::vector<Case> cases = {
+        {"K=1, A out", {LI(1, S), LI(2, 0), LI(3, 1), MM(1, 2, 3), HALT()}},
+        {"after good mms, in a loop", {LI(1, 0), LI(2, 64 * W), LI(3, 5), LI(4, 3), LOOP(4, 8),
+                                       MM(1, 2, 3), SHLI(3, 3, 8), NOP(), HALT()}},
+        {"same bank, B out", {LI(1, 0), LI(2, S - W), LI(3, 2), MM(1, 2, 3), HALT()}},
+        {"stride makes it out", {LI(5, S / 2), STRIDE(5, 0, 0), LI(3, 3), LI(1, 0), MM(1, 1, 3), HALT()}},
+        {"after a st drain", {LI(3, 4), MM(0, 0, 3), LI(1, 1024), ST(1), LI(2, S), MM(0, 2, 3), HALT()}},
+    };
+    for (const Case &c : cases) {
+        differential(c.p, mem, {}, 2048, 0, c.what);
+        EXPECT_EQ(core->state(), SPU_STATE_TRAPPED) << c.what;
+        EXPECT_EQ(core->trap(), SPU_TRAP_SPAD_RANGE) << c.what;
+    }
+}
+
 TEST_P(RtlCore, TrapPcRangeLoopStackWatchdog)
 {
     run_prog({JMP((int32_t)g.ucode_words)});

@@ -90,7 +90,7 @@ module spu_core #(
     wire [1:0]    ev_cycles;
     wire          ev_instret, ev_mm, ev_stall_drain, cnt_clear, running;
     wire [15:0]   drain_add, drain_cycles;
-    wire          mm_start, mm_last, mm_step, mm_stall;
+    wire          mm_start, mm_kill, mm_last, mm_step, mm_stall;
     wire [AW-1:0] mm_a, mm_b, mm_sa, mm_sb, st_addr, st_stride;
     wire [31:0]   mm_k;
     wire          zacc, st, drain_free, drain_busy;
@@ -112,7 +112,7 @@ module spu_core #(
         .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_use_o(seq_cnt_use), .cnt_value_i(seq_cnt_val),
         .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret), .ev_mm_o(ev_mm),
         .ev_stall_drain_o(ev_stall_drain), .clear_o(cnt_clear), .drain_add_o(drain_add),
-        .mm_start_o(mm_start), .mm_a_o(mm_a), .mm_b_o(mm_b), .mm_sa_o(mm_sa), .mm_sb_o(mm_sb),
+        .mm_start_o(mm_start), .mm_kill_o(mm_kill), .mm_a_o(mm_a), .mm_b_o(mm_b), .mm_sa_o(mm_sa), .mm_sb_o(mm_sb),
         .mm_k_o(mm_k), .mm_last_i(mm_last),
         .zacc_o(zacc), .st_o(st), .st_addr_o(st_addr), .st_stride_o(st_stride),
         .drain_free_i(drain_free), .drain_cycles_i(drain_cycles),
@@ -182,7 +182,7 @@ module spu_core #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)
     ) u_load (
-        .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i),
+        .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i || mm_kill),   // mm_kill: deferred range trap
         .start_i(mm_start), .a_addr_i(mm_a), .b_addr_i(mm_b),
         .a_stride_i(mm_sa), .b_stride_i(mm_sb), .k_i(mm_k),
         .last_o(mm_last), .step_o(mm_step), .stall_o(mm_stall),
@@ -207,8 +207,8 @@ module spu_core #(
     // ---- performance counters -------------------------------------------------------------
     spu_counters #(.CNT_WIDTH(CNT_WIDTH)) u_cnt (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(cnt_clear),
-        .cycles_add_i(ev_cycles), .instret_i(ev_instret), .mac_active_i(mm_step),
-        .mm_cycle_i(ev_mm), .stall_bank_i(mm_stall), .stall_drain_i(ev_stall_drain),
+        .cycles_add_i(ev_cycles), .instret_i(ev_instret), .mac_active_i(mm_step && !mm_kill),
+        .mm_cycle_i(ev_mm), .stall_bank_i(mm_stall && !mm_kill), .stall_drain_i(ev_stall_drain),
         .drain_add_i(drain_add), .link_rx_i(link_rx_byte_i), .link_tx_i(link_tx_byte_i),
         .host_sel_i(cnt_sel_i), .host_value_o(cnt_value_o), .host_fresh_o(cnt_fresh_o),
         .seq_use_i(seq_cnt_use),

@@ -9,8 +9,19 @@
 //                     while the drain unit is not free (stall_drain)
 //   MM    (extra)   : mm only, until the load unit's last_o
 //   mul stays in EXEC for MUL_STEPS extra cycles: an iterative radix-4
-//   multiplier (2 bits of rC per cycle, 16 steps) instead of a 32x32 array
+//   multiplier (2 bits of rC per cycle, most significant first, 16 steps;
+//   rB and rC hold in the regfile's read registers) instead of a 32x32 array
 //   of LUTs; its cost (2 + 16) is the MUL row of spu_isa.def
+// For timing (the FPGA fabric), each EXEC decision depends only on what it
+// needs, and mm's scratchpad range check (a multiplier deep) is deferred: EXEC
+// registers its result and starts the load unit; the first MM cycle decides.
+// A failing check then traps SPAD_RANGE with nothing observable done: the
+// load unit is aborted (mm_kill_o) before any product reaches the array, its
+// counter events in that cycle are dropped (spu_core), mm's own EXEC events
+// (2 cycles, 1 instret) are only counted in the first MM cycle, and pc
+// returns to the mm. Only the loop stack may have moved (not observable; RUN
+// clears it). In EXEC pc < UCODE_WORDS (FETCH traps otherwise), so all pc
+// arithmetic there is UAW+1 bits wide.
 // Cycle accounting is per instruction (docs/isa.md timing rule): EXEC adds 2
 // when the instruction completes, every wait / MM cycle adds 1, a trapping
 // instruction adds nothing, so CYCLES at FETCH is T_n - T_0 (what the
@@ -63,6 +74,7 @@ module spu_sequencer #(
     output wire [15:0]    drain_add_o,
     // load unit
     output wire           mm_start_o,
+    output wire           mm_kill_o,      // first MM cycle of an mm whose range check failed
     output wire [AW-1:0]  mm_a_o,
     output wire [AW-1:0]  mm_b_o,
     output wire [AW-1:0]  mm_sa_o,
@@ -104,8 +116,6 @@ module spu_sequencer #(
     reg [1:0]  round_q;
     reg        relu_q;
 
-    reg        rd_we;
-    reg [31:0] rd_val;
 
     // ---- decode ------------------------------------------------------------------
     wire [5:0]  op;
@@ -149,14 +159,21 @@ module spu_sequencer #(
     wire st_mis = (ra[OFF-1:0] != 0) || (sc_q[OFF-1:0] != 0);
 
     // ---- loop stack --------------------------------------------------------------
+    // pc values of PW = UAW+1 bits: in EXEC pc < UCODE_WORDS, so pc + 1 and
+    // every loop start fit; a loop end beyond them is kept as all ones, which
+    // no pc + 1 reaches (so it never takes the back edge, as in the model)
+    localparam integer PW = UAW + 1;
     wire        ls_empty, ls_full;
-    wire [17:0] ls_start, ls_end;
+    wire [PW-1:0] ls_start, ls_end;
     wire [31:0] ls_count;
     reg         ls_push, ls_pop, ls_dec;
-    wire [31:0] seq_pc = pc_q + 32'd1;
-    spu_loop_stack #(.DEPTH(LOOP_DEPTH), .PW(18)) u_loops (
+    wire [PW-1:0] seq_pc = {1'b0, pc_q[UAW-1:0]} + {{(PW-1){1'b0}}, 1'b1};
+    wire        imm_hi   = (imm18u[17:PW] != {(18-PW){1'b0}});
+    wire [PW-1:0] push_end = imm_hi ? {PW{1'b1}} : imm18u[PW-1:0];
+    wire        loop_empty_body = !imm_hi && (imm18u[PW-1:0] <= seq_pc);
+    spu_loop_stack #(.DEPTH(LOOP_DEPTH), .PW(PW)) u_loops (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i),
-        .push_i(ls_push), .push_start_i(seq_pc[17:0]), .push_end_i(imm18u[17:0]),
+        .push_i(ls_push), .push_start_i(seq_pc), .push_end_i(push_end),
         .push_count_i(ra), .dec_i(ls_dec), .pop_i(ls_pop),
         .empty_o(ls_empty), .full_o(ls_full), .start_o(ls_start), .end_o(ls_end),
         .count_o(ls_count)
@@ -167,23 +184,29 @@ module spu_sequencer #(
     reg [7:0]  ex_cause;
     reg        is_seq;
     reg [31:0] tgt, npc;
-    reg        do_push, do_mm, do_st, do_zacc, set_cfg, set_stride;
     wire       exec = (ph_q == P_EXEC);
+    wire       ok   = exec && !illegal;     // a decodable instruction in EXEC
+    // deferred mm range check (see the header): set by mm's EXEC, decided in
+    // the first MM cycle
+    reg           mm_chk_q, mm_bad_q;
+    reg [UAW-1:0] mm_pc_q;
+    wire          mm_first = (ph_q == P_MM) && mm_chk_q;
+    wire          mm_kill  = mm_first && mm_bad_q;
 
-    // ---- iterative mul: radix 4, low 32 bits ------------------------------------
-    // The first EXEC cycle of a mul does step 0 from rB/rC (the register reads
-    // hold in EXEC); steps 1..15 follow in the next 15 cycles (the operand
-    // registers shift), the 17th EXEC cycle writes rA. mul_wait counts as a
-    // plain extra cycle (not a drain stall).
-    reg  [31:0] mul_a_q, mul_b_q, mul_p_q;
+    // ---- iterative mul: radix 4, low 32 bits, most significant digit first ----
+    // Step n (n = 0..15, in mul_n_q) adds rB * rC[31-2n -: 2] to 4 * p. The
+    // first EXEC cycle of a mul does step 0 (p = 0); steps 1..15 follow in the
+    // next 15 cycles; the 17th EXEC cycle writes rA. rB and rC are the
+    // regfile's read registers, which hold all through EXEC. mul_wait counts
+    // as a plain extra cycle (not a drain stall).
+    reg  [31:0] mul_p_q;
     reg  [3:0]  mul_n_q;
     reg         mul_busy_q;
     wire        is_mul   = exec && !illegal && (op == OP_MUL);
-    wire [31:0] mul_a    = mul_busy_q ? mul_a_q : rb;
-    wire [31:0] mul_b    = mul_busy_q ? mul_b_q : rc;
-    wire [31:0] mul_p    = mul_busy_q ? mul_p_q : 32'd0;
-    wire [31:0] mul_p_d  = mul_p + (mul_b[0] ? mul_a : 32'd0)
-                                 + (mul_b[1] ? {mul_a[30:0], 1'b0} : 32'd0);
+    wire [1:0]  mul_dig  = rc[{~mul_n_q, 1'b1} -: 2];
+    wire [31:0] mul_p    = mul_busy_q ? {mul_p_q[29:0], 2'b00} : 32'd0;
+    wire [31:0] mul_p_d  = mul_p + (mul_dig[0] ? rb : 32'd0)
+                                 + (mul_dig[1] ? {rb[30:0], 1'b0} : 32'd0);
     wire        mul_last = mul_busy_q && (mul_n_q == 4'd0);
     always @(posedge clk_i) begin
         if (rst_i || stop_i || run_i || !is_mul || mul_last) begin
@@ -193,8 +216,6 @@ module spu_sequencer #(
             mul_busy_q <= 1'b1;
             mul_n_q    <= mul_n_q + 4'd1;
             mul_p_q    <= mul_p_d;
-            mul_a_q    <= {mul_a[29:0], 2'b00};
-            mul_b_q    <= {2'b00, mul_b[31:2]};
         end
     end
 
@@ -205,91 +226,88 @@ module spu_sequencer #(
     wire [31:0] alu_sum = alu_add[32:1];
     wire        unused_alu_c = alu_add[0];
 
+    // per-consumer decisions, each from the few signals it needs
+    wire drain_wait = !drain_free_i && (op == OP_HALT || op == OP_SYNC || op == OP_ST);
+    wire mul_wait   = (op == OP_MUL) && !mul_last;
+    wire stays      = drain_wait || mul_wait;          // EXEC again next cycle (if no trap)
+    wire k_zero     = (rc == 32'd0);
+    wire do_mm      = ok && (op == OP_MM) && !k_zero && !mm_mis;
+    wire do_st      = ok && (op == OP_ST) && !st_mis && !st_bad && drain_free_i;
+    wire do_push    = ok && (op == OP_LOOP) && !loop_empty_body && (ra != 32'd0) && !ls_full;
+    wire advance    = ok && !stays;                    // leaves EXEC unless it traps
+    reg  rd_we;
+    reg  [31:0] rd_val;
+
     always @* begin
-        ex_trap = 1'b0; ex_cause = TRAP_NONE; ex_wait = 1'b0; ex_halt = 1'b0;
-        rd_we = 1'b0; rd_val = 32'd0; is_seq = 1'b1; tgt = seq_pc;
-        do_push = 1'b0; do_mm = 1'b0; do_st = 1'b0; do_zacc = 1'b0;
-        set_cfg = 1'b0; set_stride = 1'b0;
+        ex_trap = 1'b0; ex_cause = TRAP_NONE; ex_halt = 1'b0;
+        rd_we = 1'b0; rd_val = 32'd0; is_seq = 1'b1; tgt = {{(32-PW){1'b0}}, seq_pc};
         if (illegal) begin
             ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;
         end else begin
             case (op)
-                OP_HALT:   if (!drain_free_i) ex_wait = 1'b1; else ex_halt = 1'b1;
+                OP_HALT:   ex_halt = 1'b1;
                 OP_LI:     begin rd_we = 1'b1; rd_val = imm22s; end
                 OP_LUI:    begin rd_we = 1'b1; rd_val = {imm22u[15:0], 16'd0}; end
                 OP_ADDI, OP_ADD, OP_SUB: begin rd_we = 1'b1; rd_val = alu_sum; end
                 OP_SHLI:   begin rd_we = 1'b1; rd_val = rb << imm18u[4:0]; end
-                OP_MUL:    if (!mul_last) ex_wait = 1'b1;
-                           else begin rd_we = 1'b1; rd_val = mul_p_q; end
+                OP_MUL:    begin rd_we = 1'b1; rd_val = mul_p_q; end
                 OP_BNE:    if (ra != rb) begin is_seq = 1'b0; tgt = imm18u; end
                 OP_BLT:    if ($signed(ra) < $signed(rb)) begin is_seq = 1'b0; tgt = imm18u; end
                 OP_JMP:    begin is_seq = 1'b0; tgt = imm22u; end
                 OP_LOOP: begin
                     is_seq = 1'b0;   // the loop instruction never takes a back edge
-                    if (imm18u <= seq_pc) begin
+                    if (loop_empty_body) begin
                         ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;      // empty body
                     end else if (ra == 32'd0) begin
                         tgt = imm18u;
                     end else if (ls_full) begin
                         ex_trap = 1'b1; ex_cause = TRAP_LOOP_STACK;
-                    end else begin
-                        do_push = 1'b1;
                     end
                 end
-                OP_CFG:    set_cfg = 1'b1;
-                OP_STRIDE: set_stride = 1'b1;
-                OP_ZACC:   do_zacc = 1'b1;
-                OP_MM: begin
-                    if (rc == 32'd0) begin
-                        do_mm = 1'b0;                    // K = 0: no effect, no checks
-                    end else if (mm_mis) begin
-                        ex_trap = 1'b1; ex_cause = TRAP_MISALIGNED;
-                    end else if (mm_bad_a || mm_bad_b) begin
-                        ex_trap = 1'b1; ex_cause = TRAP_SPAD_RANGE;
-                    end else begin
-                        do_mm = 1'b1;
-                    end
-                end
+                OP_MM:     if (!k_zero && mm_mis) begin             // K = 0: no effect, no checks
+                               ex_trap = 1'b1; ex_cause = TRAP_MISALIGNED;
+                           end
                 OP_ST: begin
                     if (st_mis) begin
                         ex_trap = 1'b1; ex_cause = TRAP_MISALIGNED;
                     end else if (st_bad) begin
                         ex_trap = 1'b1; ex_cause = TRAP_SPAD_RANGE;
-                    end else if (!drain_free_i) begin
-                        ex_wait = 1'b1;
-                    end else begin
-                        do_st = 1'b1;
                     end
                 end
-                OP_SYNC:   if (!drain_free_i) ex_wait = 1'b1;
                 OP_CNT:    begin rd_we = 1'b1; rd_val = cnt_value_i; end
-                default:   ;   // nop
+                default:   ;   // nop, cfg, stride, zacc, sync
             endcase
         end
-        ex_done = exec && !ex_trap && !ex_wait;
-        rf_we   = ex_done && rd_we && !rst_i && !stop_i && !run_i;
+        ex_wait = exec && !ex_trap && stays;
+        ex_done = exec && !ex_trap && !stays;
+        // register writes never depend on a trap (no writing instruction traps)
+        rf_we   = advance && rd_we && !rst_i && !stop_i && !run_i;
 
-        // next pc, with the zero-overhead back edge on sequential flow
-        ls_push = ex_done && do_push;
+        // next pc, with the zero-overhead back edge on sequential flow. The
+        // loop stack moves when the instruction leaves EXEC, trap or not: after
+        // a trap it is not observable (RUN clears it)
+        ls_push = do_push;
         ls_pop  = 1'b0;
         ls_dec  = 1'b0;
         npc     = tgt;
-        if (is_seq && !ls_empty && seq_pc[31:18] == 14'd0 && seq_pc[17:0] == ls_end) begin
+        if (is_seq && !ls_empty && seq_pc == ls_end) begin
             if (ls_count > 32'd1) begin
-                ls_dec = ex_done;
-                npc    = {14'd0, ls_start};
+                ls_dec = advance;
+                npc    = {{(32-PW){1'b0}}, ls_start};
             end else begin
-                ls_pop = ex_done;
+                ls_pop = advance;
             end
         end
 
-        // counter events (see the header: per-instruction cost accounting)
+        // counter events (see the header: per-instruction cost accounting;
+        // mm's EXEC share is counted in its first MM cycle)
         ev_cycles_o      = 2'd0;
         ev_instret_o     = 1'b0;
         ev_stall_drain_o = 1'b0;
-        if (ph_q == P_MM) ev_cycles_o = 2'd1;
-        if (exec && ex_wait) begin ev_cycles_o = 2'd1; ev_stall_drain_o = !is_mul; end
-        if (ex_done)        begin ev_cycles_o = 2'd2; ev_instret_o = 1'b1; end
+        if (ph_q == P_MM) ev_cycles_o = mm_kill ? 2'd0 : mm_first ? 2'd3 : 2'd1;
+        if (mm_first && !mm_kill) ev_instret_o = 1'b1;
+        if (ex_wait) begin ev_cycles_o = 2'd1; ev_stall_drain_o = !mul_wait; end
+        if (ex_done && !do_mm) begin ev_cycles_o = 2'd2; ev_instret_o = 1'b1; end
     end
 
     // ---- fetch checks --------------------------------------------------------------
@@ -326,6 +344,15 @@ module spu_sequencer #(
             round_q <= CFG_ROUND_DEFAULT[1:0];
             relu_q  <= CFG_RELU_DEFAULT[0];
         end else begin
+            // cfg and stride cannot trap (an illegal cfg is `illegal`)
+            if (advance && op == OP_CFG) begin
+                cin_q   <= imm22u[CFG_IN_LSB    +: CFG_IN_W];
+                cout_q  <= imm22u[CFG_OUT_LSB   +: CFG_OUT_W];
+                shift_q <= imm22u[CFG_SHIFT_LSB +: CFG_SHIFT_W];
+                round_q <= imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
+                relu_q  <= imm22u[CFG_RELU_LSB];
+            end
+            if (advance && op == OP_STRIDE) begin sa_q <= ra; sb_q <= rb; sc_q <= rc; end
             case (ph_q)
                 P_FETCH: begin
                     if (wd_hit) begin
@@ -340,14 +367,6 @@ module spu_sequencer #(
                     if (ex_trap) begin
                         ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= ex_cause;
                     end else if (ex_done) begin
-                        if (set_cfg) begin
-                            cin_q   <= imm22u[CFG_IN_LSB    +: CFG_IN_W];
-                            cout_q  <= imm22u[CFG_OUT_LSB   +: CFG_OUT_W];
-                            shift_q <= imm22u[CFG_SHIFT_LSB +: CFG_SHIFT_W];
-                            round_q <= imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
-                            relu_q  <= imm22u[CFG_RELU_LSB];
-                        end
-                        if (set_stride) begin sa_q <= ra; sb_q <= rb; sc_q <= rc; end
                         if (ex_halt) begin
                             ph_q <= P_OFF; status_q <= STATE_HALTED;
                         end else begin
@@ -356,35 +375,58 @@ module spu_sequencer #(
                         end
                     end
                 end
-                P_MM: if (mm_last_i) ph_q <= P_FETCH;
+                P_MM: begin
+                    if (mm_kill) begin
+                        ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= TRAP_SPAD_RANGE;
+                        pc_q <= {{(32-UAW){1'b0}}, mm_pc_q};
+                    end else if (mm_last_i) begin
+                        ph_q <= P_FETCH;
+                    end
+                end
                 default: ;
             endcase
+        end
+    end
+
+    always @(posedge clk_i) begin
+        if (rst_i || stop_i || run_i) begin
+            mm_chk_q <= 1'b0;
+        end else if (do_mm) begin
+            mm_chk_q <= 1'b1;
+            mm_bad_q <= mm_bad_a || mm_bad_b;
+            mm_pc_q  <= pc_q[UAW-1:0];
+        end else begin
+            mm_chk_q <= 1'b0;
         end
     end
 
     // ---- outputs ---------------------------------------------------------------------
     // the microcode read is issued on the way INTO FETCH (RUN, an EXEC that
     // continues, the end of an mm), so FETCH already has the instruction
+    // (also when the instruction traps: a read is harmless, and the trap
+    // decision stays off this path)
     assign ucode_re_o    = !rst_i && !stop_i &&
-                           (run_i || (ex_done && !ex_halt && !do_mm) || ((ph_q == P_MM) && mm_last_i));
+                           (run_i || (advance && op != OP_HALT && !(op == OP_MM && !k_zero)) ||
+                            ((ph_q == P_MM) && mm_last_i));
     assign ucode_raddr_o = run_i ? run_pc_i[UAW-1:0] : exec ? npc[UAW-1:0] : pc_q[UAW-1:0];
     assign state_o       = status_q;
     assign trap_o        = trap_q;
     assign pc_o          = pc_q;
     assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
-    assign cnt_use_o     = exec && !illegal && (op == OP_CNT);
-    assign ev_mm_o       = (ph_q == P_MM);
+    assign cnt_use_o     = ok && (op == OP_CNT);
+    assign ev_mm_o       = (ph_q == P_MM) && !mm_kill;
     assign clear_o       = run_i;
-    assign drain_add_o   = (ex_done && do_st) ? drain_cycles_i : 16'd0;
-    assign mm_start_o    = ex_done && do_mm;
+    assign drain_add_o   = do_st ? drain_cycles_i : 16'd0;
+    assign mm_start_o    = do_mm;
+    assign mm_kill_o     = mm_kill;
     assign mm_a_o        = ra[AW-1:0];
     assign mm_b_o        = rb[AW-1:0];
     assign mm_sa_o       = sa_q[AW-1:0];
     assign mm_sb_o       = sb_q[AW-1:0];
     assign mm_k_o        = rc;
-    assign zacc_o        = ex_done && do_zacc;
-    assign st_o          = ex_done && do_st;
+    assign zacc_o        = ok && (op == OP_ZACC);
+    assign st_o          = do_st;
     assign st_addr_o     = ra[AW-1:0];
     assign st_stride_o   = sc_q[AW-1:0];
     assign cfg_in_o      = cin_q;
