@@ -11,12 +11,16 @@
 // iCE40; docs/fpga.md). Simulation returns the old data. No user reads an
 // address in the cycle it writes it, except `mm` reading a block the drain
 // unit is still writing, which docs/isa.md already leaves undefined.
-// No reset: a RAM's contents and output register are not reset (EBR cannot).
+// No reset: a RAM's contents and output register are not reset (EBR cannot);
+// ZERO_INIT = 1 gives every word the value 0 at configuration (an EBR init
+// value) and at the start of simulation (not the output register: an
+// initialized one would not fold into the EBR).
 `default_nettype none
 module spu_ram_1r1w #(
     parameter integer WIDTH = 64,           // bits per word, multiple of 8
     parameter integer DEPTH = 1024,         // words
-    parameter integer AW    = $clog2(DEPTH) // address bits
+    parameter integer AW    = $clog2(DEPTH), // address bits
+    parameter integer ZERO_INIT = 0
 ) (
     input  wire                 clk_i,
     input  wire                 we_i,
@@ -30,6 +34,14 @@ module spu_ram_1r1w #(
     (* no_rw_check *) reg [WIDTH-1:0] mem [0:DEPTH-1];
     reg [WIDTH-1:0] rdata_q;
     integer b;
+
+    generate
+        if (ZERO_INIT != 0) begin : g_init
+            integer w;
+            initial
+                for (w = 0; w < DEPTH; w = w + 1) mem[w] = {WIDTH{1'b0}};
+        end
+    endgenerate
 
     always @(posedge clk_i) begin
         if (we_i) begin

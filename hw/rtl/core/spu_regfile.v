@@ -15,7 +15,9 @@
 // register selects between the register's word and its argument's word.
 // rst_i also forgets the arguments (they read 0 until written).
 // Storage: one 32-word RAM per read port (words 0..15 registers, 16+r the
-// argument of r), all written together.
+// argument of r), all written together. Word 0 (r0) is never written and
+// starts at 0 (ZERO_INIT), so a register that reads 0 (r0, or neither written
+// nor an argument) reads word 0: the ports are the RAMs' outputs, no mux.
 `default_nettype none
 module spu_regfile (
     input  wire        clk_i,
@@ -58,48 +60,37 @@ module spu_regfile (
     end
 
     // per port: the RAM word to read and whether the register reads 0
-    function [5:0] sel;   // {zero, addr[4:0]}
+    function [4:0] sel;   // RAM word; 0 reads 0
         input [3:0]  r;
         input [15:0] wr;
         input [7:0]  aw;
         reg   [2:0]  rm1;
         begin
             rm1 = r[2:0] - 3'd1;      // argument index of r1..r8
-            if (r == 4'd0)
-                sel = {1'b1, 5'd0};
-            else if (wr[r])
-                sel = {1'b0, 1'b0, r};
-            else if (r <= 4'd8 && aw[rm1])
-                sel = {1'b0, 1'b1, r};
+            if (wr[r])                       // (wr[0] is never set)
+                sel = {1'b0, r};
+            else if (r != 4'd0 && r <= 4'd8 && aw[rm1])
+                sel = {1'b1, r};
             else
-                sel = {1'b1, 5'd0};
+                sel = 5'd0;
         end
     endfunction
 
-    wire [5:0]  s_a = sel(a_i, wr_q, aw_q);
-    wire [5:0]  s_b = sel(b_i, wr_q, aw_q);
-    wire [5:0]  s_c = sel(c_i, wr_q, aw_q);
-    wire [14:0] s_all = {s_c[4:0], s_b[4:0], s_a[4:0]};
-    reg  [2:0]  zero_q;
+    wire [14:0] s_all = {sel(c_i, wr_q, aw_q), sel(b_i, wr_q, aw_q), sel(a_i, wr_q, aw_q)};
     wire [95:0] q;
 
     genvar g;
     generate
         for (g = 0; g < 3; g = g + 1) begin : g_port
-            spu_ram_1r1w #(.WIDTH(32), .DEPTH(32)) u_ram (
+            spu_ram_1r1w #(.WIDTH(32), .DEPTH(32), .ZERO_INIT(1)) u_ram (
                 .clk_i(clk_i), .we_i(w_en), .wbe_i(4'hF), .waddr_i(w_addr), .wdata_i(w_data),
                 .re_i(re_i), .raddr_i(s_all[g*5 +: 5]), .rdata_o(q[g*32 +: 32])
             );
         end
     endgenerate
 
-    always @(posedge clk_i) begin
-        if (rst_i)     zero_q <= 3'b111;
-        else if (re_i) zero_q <= {s_c[5], s_b[5], s_a[5]};
-    end
-
-    assign ra_o = zero_q[0] ? 32'd0 : q[31:0];
-    assign rb_o = zero_q[1] ? 32'd0 : q[63:32];
-    assign rc_o = zero_q[2] ? 32'd0 : q[95:64];
+    assign ra_o = q[31:0];
+    assign rb_o = q[63:32];
+    assign rc_o = q[95:64];
 endmodule
 `default_nettype wire
