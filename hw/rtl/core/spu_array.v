@@ -6,7 +6,7 @@
 // (i,j), k + i + j + 1 cycles after step k is presented.
 //
 // Drive: present zeros when no k-step enters. clr_i (zacc / st) zeroes every
-// accumulator. sum_o is every tile's acc + in-flight product, tile (i,j) at
+// accumulator. acc_o is every tile's accumulator register, tile (i,j) at
 // bits [(i*COLS+j)*32 +: 32] (a wide bus, not a mux: the drain unit snapshots it).
 // The operand registers live here, not in the tile, so the edge tiles carry no
 // unused east/south outputs; so do the multipliers: USE_ICE40_DSP = 0 gives
@@ -26,7 +26,7 @@ module spu_array #(
     input  wire [3:0]             fmt_i,
     input  wire [ROWS*8-1:0]      west_i,
     input  wire [COLS*8-1:0]      north_i,
-    output wire [ROWS*COLS*32-1:0] sum_o
+    output wire [ROWS*COLS*32-1:0] acc_o
 );
     // operand register at the input of every tile; (i,0) loads from the west
     // edge, (i,j) from (i,j-1); (0,j) from the north edge, (i,j) from (i-1,j)
@@ -83,7 +83,7 @@ module spu_array #(
                 spu_tile u_tile (
                     .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i),
                     .prod_i(prod[(gi*COLS+gj)*32 +: 32]),
-                    .sum_o (sum_o[(gi*COLS+gj)*32 +: 32])
+                    .acc_o (acc_o[(gi*COLS+gj)*32 +: 32])
                 );
             end
         end

@@ -176,7 +176,14 @@ module spu_core #(
     // ---- load unit, array, drain unit ---------------------------------------------------
     wire [ROWS*8-1:0]       west;
     wire [COLS*8-1:0]       north;
-    wire [ROWS*COLS*32-1:0] sums;
+    wire [ROWS*COLS*32-1:0] accs;
+    // `st` swaps one cycle after its EXEC: the last product of an mm lands in
+    // its tile at the end of the second cycle after the load unit's last_o,
+    // which can be st's EXEC; one cycle later every accumulator register is
+    // final (spu_load_unit). The drain unit reports free two writes early to
+    // keep the st/sync/halt waits of docs/isa.md (spu_drain_unit).
+    reg st_q1;
+    always @(posedge clk_i) st_q1 <= st && !rst_i && !stop_i;
 
     spu_load_unit #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
@@ -192,12 +199,12 @@ module spu_core #(
     );
 
     spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP)) u_array (
-        .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st || run_i), .fmt_i(cfg_in),   // RUN: zero (as the model)
-        .west_i(west), .north_i(north), .sum_o(sums)
+        .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st_q1 || run_i), .fmt_i(cfg_in),   // RUN: zero (as the model)
+        .west_i(west), .north_i(north), .acc_o(accs)
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .AW(AW)) u_drain (
-        .clk_i(clk_i), .rst_i(rst_i), .load_i(st), .acc_i(sums),
+        .clk_i(clk_i), .rst_i(rst_i), .load_i(st_q1), .acc_i(accs),
         .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
         .busy_o(drain_busy), .free_o(drain_free),

@@ -10,9 +10,13 @@
 //   out=int32: ceil(COLS*4/WORD_BYTES) words per row, raw little-endian.
 // Rows leave by shifting shadow_q up one row (no ROWS*COLS:1 mux); only the
 // int32 word of a row is picked by a small ceil(COLS*4/WORD_BYTES):1 select.
-// busy_o: a write happens this cycle. free_o: at most this cycle's write is
-// left, i.e. a waiting st/sync/halt may complete now (its cost rule:
-// wait = max(0, drain_free - T)). load_i may coincide with the last write.
+// busy_o: a write happens this cycle. free_o: at most this cycle's write and
+// the next are left, i.e. a waiting st/sync/halt may complete now (its cost
+// rule: wait = max(0, drain_free - T)): spu_core loads the drain one cycle
+// after st's EXEC, so the writes run one cycle behind the model's drain_free,
+// and nothing can read them earlier (the next st loads, the next mm reads,
+// the host accesses at the earliest one cycle after the last write). load_i
+// may coincide with the last write.
 `default_nettype none
 module spu_drain_unit #(
     parameter integer ROWS       = 8,
@@ -64,7 +68,7 @@ module spu_drain_unit #(
     reg [1:0]              round_q;
 
     assign busy_o = (rem_q != {RW{1'b0}});
-    assign free_o = (rem_q <= {{(RW-1){1'b0}}, 1'b1});
+    assign free_o = (rem_q <= {{(RW-2){1'b0}}, 2'd2});
     assign we_o   = busy_o;
 
     wire [RBITS-1:0] front = shadow_q[RBITS-1:0];

@@ -12,8 +12,10 @@
 // row i delayed i cycles and B byte j on north_o column j delayed j cycles,
 // zeros when no step is in flight (a zero product is a no-op in the array).
 // After the stream, ROWS+COLS-2 cycles let the skew drain (the cost docs/isa.md
-// charges); the array's own edge register adds one more, which the tile's
-// sum_o output absorbs (see spu_tile).
+// charges); the array's own edge register and the tile's accumulator add two
+// more: the last product of an mm lands in its tile at the end of the second
+// cycle after last_o, which is why the drain snapshots one cycle after `st`
+// (spu_core).
 // abort_i (RESET) stops the stream at once.
 `default_nettype none
 module spu_load_unit #(
