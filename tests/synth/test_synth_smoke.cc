@@ -166,7 +166,8 @@ TEST(Equivalence, Mul8x2DspMatchesMultiply)
     EXPECT_TRUE(prove("equiv_mul8x2", s)) << "see " << kOut << "/equiv_mul8x2.log";
 }
 
-// spu_requant (prefix-OR / suffix-AND formulation) against the plain one.
+// spu_requant (logarithmic shifter: sticky and fits from the stages) against
+// the plain formulation, for all inputs.
 TEST(Equivalence, RequantMatchesPlain)
 {
     if (!have_tool("yosys"))

@@ -62,7 +62,7 @@ module spu_drain_unit #(
     reg [ROWS*COLS*32-1:0] shadow_q;
     reg [RW-1:0]           rem_q;
     reg [CHW-1:0]          chunk_q;
-    reg [AW-1:0]           row_q, stride_q;
+    reg [AW-OFF-1:0]       row_q, stride_q;   // word addresses (aligned)
     reg                    is32_q, relu_q;
     reg [4:0]              shift_q;
     reg [1:0]              round_q;
@@ -78,7 +78,7 @@ module spu_drain_unit #(
         if (rst_i) begin
             rem_q   <= {RW{1'b0}};
             chunk_q <= {CHW{1'b0}};
-            row_q   <= {AW{1'b0}};
+            row_q   <= {(AW-OFF){1'b0}};
             is32_q  <= 1'b0;
             relu_q  <= 1'b0;
             shift_q <= 5'd0;
@@ -86,7 +86,7 @@ module spu_drain_unit #(
         end else if (load_i) begin
             rem_q   <= (out_i == DT_INT32) ? D32[RW-1:0] : D8[RW-1:0];
             chunk_q <= {CHW{1'b0}};
-            row_q   <= base_i;
+            row_q   <= base_i[AW-1:OFF];
             is32_q  <= (out_i == DT_INT32);
             relu_q  <= relu_i;
             shift_q <= shift_i;
@@ -105,7 +105,7 @@ module spu_drain_unit #(
     always @(posedge clk_i) begin
         if (load_i) begin
             shadow_q <= acc_i;
-            stride_q <= stride_i;
+            stride_q <= stride_i[AW-1:OFF];
         end else if (busy_o && row_done) begin
             shadow_q <= {{RBITS{1'b0}}, shadow_q[ROWS*COLS*32-1:RBITS]};
         end
@@ -149,6 +149,7 @@ module spu_drain_unit #(
 
     assign wdata_o = wdata;
     assign wbe_o   = wbe;
-    assign waddr_o = row_q[AW-1:OFF] + {{(AW-OFF-CHW){1'b0}}, chunk_q};
+    assign waddr_o = row_q + {{(AW-OFF-CHW){1'b0}}, chunk_q};
+    wire [2*OFF-1:0] unused_low = {base_i[OFF-1:0], stride_i[OFF-1:0]};   // aligned: zero
 endmodule
 `default_nettype wire
