@@ -270,13 +270,13 @@ module spu_cmd_engine #(
     wire       enc_ready;
     wire       enc_idle;
     wire       enc_fire = enc_valid && enc_ready;
-    wire [31:0] crc;
+    wire [31:0] crc_reg;             // raw CRC register (the CRC is ~crc_reg)
     reg        crc_clear;
 
     // One CRC unit for both directions: it checks the frame while in E_RX and
     // sums the reply afterwards (cleared in E_EXEC). The reply's own CRC bytes
     // go through it too, so the byte to send is always in the low byte: CRC
-    // byte k is crc_o[7:0] ^ CRC_FIX[k] (CRC_FIX[k] is the low byte of the
+    // byte k is ~crc_reg[7:0] ^ CRC_FIX[k] (CRC_FIX[k] is the low byte of the
     // register after k bytes 0xFF fed into a zero register; the sum is affine).
     // Afterwards the register holds the residue and is cleared for the next
     // frame.
@@ -285,7 +285,7 @@ module spu_cmd_engine #(
         .clk_i(clk_i), .rst_i(rst_i),
         .clear_i(crc_clear), .valid_i(in_rx ? dec_byte : enc_fire),
         .data_i(in_rx ? dec_data : enc_data),
-        .crc_o(crc), .residue_ok_o(crc_ok)
+        .reg_o(crc_reg), .residue_ok_o(crc_ok)
     );
 
     spu_cobs_enc u_enc (
@@ -512,7 +512,7 @@ module spu_cmd_engine #(
             // ---- CRC-32 of type..payload, little-endian; the last byte ends the frame
             default: begin
                 enc_valid = 1'b1;
-                enc_data  = crc[7:0] ^ CRC_FIX[{cnt_q[1:0], 3'b000} +: 8];
+                enc_data  = ~crc_reg[7:0] ^ CRC_FIX[{cnt_q[1:0], 3'b000} +: 8];
                 enc_last  = (cnt_q[1:0] == 2'd3);
                 if (enc_fire) begin
                     cnt_d = cnt_inc;
@@ -567,6 +567,6 @@ module spu_cmd_engine #(
 
     assign idle_o = in_rx && enc_idle && !rx_valid_i && !running;
 
-    wire unused_ok = &{1'b0, crc[31:8], rlen[15:11], cnt_inc[10:3]};
+    wire unused_ok = &{1'b0, crc_reg[31:8], rlen[15:11], cnt_inc[10:3]};
 endmodule
 `default_nettype wire
