@@ -33,10 +33,12 @@ module spu_link_tb (
     output wire        uart_line_o,
     output wire        uart_ferr_o
 );
+    wire [31:0] crc_reg;
     spu_crc32 u_crc (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(crc_clear_i), .valid_i(crc_valid_i),
-        .data_i(crc_data_i), .crc_o(crc_o), .residue_ok_o(crc_res_ok_o)
+        .data_i(crc_data_i), .reg_o(crc_reg), .residue_ok_o(crc_res_ok_o)
     );
+    assign crc_o = ~crc_reg;    // the finished CRC
     spu_cobs_enc u_enc (
         .clk_i(clk_i), .rst_i(rst_i), .in_valid_i(enc_valid_i), .in_ready_o(enc_ready_o),
         .in_data_i(enc_data_i), .in_last_i(enc_last_i), .out_valid_o(enc_out_valid_o),

@@ -328,6 +328,41 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_EQ(get32(r.body, 40), 4u);
 }
 
+// Requests queued back to back: each one waits in the PHY while the reply to
+// the one before is computed and sent. Receive and transmit share one CRC
+// unit, so every request must still check and every reply carry its CRC.
+TEST_F(Engine, BackToBackRequestsWhileRepliesAreSent)
+{
+    Bytes data(700);
+    for (size_t i = 0; i < data.size(); i++)
+        data[i] = (uint8_t)(i * 7 + (i >> 3));
+    Bytes wr;
+    put32(wr, 100);
+    wr.insert(wr.end(), data.begin(), data.end());
+    Bytes rd;
+    put32(rd, 100);
+    rd.push_back((uint8_t)(data.size() & 0xFF));
+    rd.push_back((uint8_t)(data.size() >> 8));
+    struct Req { uint8_t type; Bytes pl; };
+    std::vector<Req> reqs = {{CMD_WRITE, wr}, {CMD_READ, rd}, {CMD_PING, {}},
+                             {CMD_INFO, {}}, {CMD_READ, rd}, {CMD_STATUS, {}}};
+    Bytes all;
+    for (size_t i = 0; i < reqs.size(); i++) {
+        Bytes f = frame(reqs[i].type, (uint8_t)(0x40 + i), reqs[i].pl);
+        all.insert(all.end(), f.begin(), f.end());
+    }
+    board.send(all.data(), all.size());
+    for (size_t i = 0; i < reqs.size(); i++) {
+        Reply r = wait_reply();
+        ASSERT_TRUE(r.ok) << "reply " << i;
+        EXPECT_EQ(r.type, reqs[i].type | LINK_RESP_BIT) << "reply " << i;
+        EXPECT_EQ(r.seq, 0x40 + i);
+        EXPECT_EQ(r.status, ST_OK) << "reply " << i;
+        if (reqs[i].type == CMD_READ)
+            EXPECT_EQ(r.body, data) << "reply " << i;
+    }
+}
+
 TEST_F(Engine, WriteReadRoundTripAtTheEdges)
 {
     std::mt19937 rng(4);

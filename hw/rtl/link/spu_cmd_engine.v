@@ -3,11 +3,13 @@
 // Byte side: COBS-encoded bytes in on rx_* and out on tx_* (valid/ready; a
 // PHY such as spu_uart_rx/tx or the simulator's byte port sits outside).
 // A frame (type u8, seq u8, payload, crc32 u32 LE) is collected into a
-// 2 KiB buffer while its CRC is computed; only a frame whose CRC checks, is
-// at least 6 bytes and at most 6 + LINK_MAX_PAYLOAD bytes is executed. Other
-// frames are dropped silently and reception resyncs at the next 0x00.
-// One frame is executed at a time: rx_ready_o is low from the end of a good
-// frame until its reply has been handed to the encoder.
+// LINK_MAX_PAYLOAD-byte ring buffer (type, seq and the first eight payload
+// bytes also into registers) while its CRC is computed; only a frame whose
+// CRC checks, is at least 6 bytes and at most 6 + LINK_MAX_PAYLOAD bytes is
+// executed. Other frames are dropped silently and reception resyncs at the
+// next 0x00. One frame is executed at a time: rx_ready_o is low from the end
+// of a good frame until its reply has been handed to the encoder, which is
+// why one CRC-32 unit serves both directions.
 //
 // Core side: drives the host-access ports of spu_core (scratchpad byte port,
 // microcode and argument writes, run/stop pulses, counter select) and reads
@@ -31,7 +33,8 @@ module spu_cmd_engine #(
     parameter integer LOOP_DEPTH  = 4,
     parameter [31:0]  FORMATS     = 32'h1,        // bit d: dtype code d (bit0 int8)
     parameter [31:0]  RTL_VERSION = 32'h00000100, // 0.1.0 as major<<16|minor<<8|patch
-    parameter [31:0]  CLOCK_HZ    = 32'd12000000
+    parameter [31:0]  CLOCK_HZ    = 32'd12000000,
+    parameter integer CNT_WIDTH   = 64            // counter bits the core keeps (32..64)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -73,10 +76,25 @@ module spu_cmd_engine #(
 );
 `include "spu_isa.vh"
 
+    function integer clog2;
+        input integer v;
+        integer k;
+        begin
+            clog2 = 0;
+            for (k = 0; k < 31; k = k + 1)
+                if ((1 << k) < v) clog2 = k + 1;
+        end
+    endfunction
+
     localparam integer WORD_BYTES = (ROWS > COLS) ? ROWS : COLS;
-    localparam integer FRAME_MAX  = LINK_MAX_PAYLOAD + 6;   // type, seq, payload, crc
     localparam integer INFO_BYTES = 44;
-    localparam integer STAT_BYTES = 14;
+    localparam integer SAW = clog2(SPAD_BYTES);     // scratchpad address bits
+    localparam integer UAW = clog2(UCODE_WORDS);    // microcode address bits
+    localparam integer BAW = clog2(LINK_MAX_PAYLOAD); // ring buffer address bits
+    // widths of the address sums: arg0's significant bits + an 11- or 9-bit count
+    localparam integer SK  = (SAW > 11) ? SAW : 11;
+    localparam integer UK  = (UAW > 9) ? UAW : 9;
+    localparam integer CW  = CNT_WIDTH;
     // sized copies of the geometry for comparisons and the INFO record
     localparam [31:0]  P_ROWS  = ROWS;
     localparam [31:0]  P_COLS  = COLS;
@@ -86,10 +104,13 @@ module spu_cmd_engine #(
     localparam [31:0]  P_UCODE = UCODE_WORDS;
     localparam [31:0]  P_LOOP  = LOOP_DEPTH;
     localparam [31:0]  P_RMAX  = LINK_MAX_PAYLOAD - 1;      // status byte + data
-    // (wires: Verilator 5.006 rejects sized parameters in a localparam concatenation)
-    wire [33:0] spad_limit  = {2'b00, P_SPAD};
-    wire [33:0] ucode_limit = {2'b00, P_UCODE};
-    localparam [15:0]  READ_MAX    = P_RMAX[15:0];
+    localparam [31:0]  P_PMAX  = LINK_MAX_PAYLOAD;
+    localparam [31:0]  P_LIM_WR = SPAD_BYTES + 4;           // arg0 + payload (= n + 4)
+    localparam [31:0]  P_LIM_UC = UCODE_WORDS + 1;          // arg0 + payload/4 (= n + 1)
+    localparam [31:0]  P_NCNT  = CNT_COUNT;
+    localparam [10:0]  PMAX    = P_PMAX[10:0];
+    localparam [15:0]  READ_MAX = P_RMAX[15:0];
+    localparam [10:0]  LEN_INIT = 11'h7FA;                  // -6: type, seq, crc32
 
     localparam [2:0] E_RX = 3'd0, E_EXEC = 3'd1, E_ACT = 3'd2, E_HDR = 3'd3,
                      E_BODY = 3'd4, E_CRC = 3'd5;
@@ -110,70 +131,71 @@ module spu_cmd_engine #(
     );
     assign link_rx_byte_o = rx_valid_i && rx_ready_o;
 
+    // the decoder only fires while in_rx (its out_ready_i)
     wire dec_byte  = dec_valid && !dec_end && !dec_bad;
     wire dec_close = dec_valid && (dec_end || dec_bad);
-    wire rx_crc_ok;
-    wire [31:0] rx_crc_unused;
 
-    spu_crc32 u_rx_crc (
-        .clk_i(clk_i), .rst_i(rst_i),
-        .clear_i(dec_close), .valid_i(dec_byte), .data_i(dec_data),
-        .crc_o(rx_crc_unused), .residue_ok_o(rx_crc_ok)
-    );
-
+    // len_q: while receiving, the frame's bytes so far minus 6 (it starts at
+    // -6, so frame byte i goes to ring slot i - 6 and the first data byte of
+    // WRITE/UCODE, payload byte 4, to slot 0); it stops at LINK_MAX_PAYLOAD
+    // (rx_ovf_q marks a longer frame). At the end of a good frame it is the
+    // payload length; E_ACT counts it down as the payload is consumed.
+    reg  [10:0] len_q, len_d;
+    reg         rx_ovf_q;
+    reg  [7:0]  hdr_q [0:9];         // type, seq, first eight payload bytes
+    reg  [10:0] cnt_q, cnt_d;        // range check operand, ring slot (E_ACT), reply byte
+    reg  [7:0]  rbuf_q;              // rxbuf_q[cnt_q], one cycle late
     // no_rw_check: read and write never meet at one address (spu_ram_1r1w.v)
-    (* no_rw_check *) reg [7:0]  rxbuf_q [0:2047];
-    reg [10:0] rx_len_q;             // decoded bytes of the current frame
-    reg        rx_ovf_q;             // frame longer than FRAME_MAX
-    reg [7:0]  hdr_q [0:9];          // type, seq, first eight payload bytes
-    reg [10:0] ptr_q, ptr_d;         // frame buffer read index
-    reg [7:0]  rbuf_q;               // rxbuf_q[ptr_q], one cycle late
-    wire       rx_store = in_rx && dec_byte && !rx_ovf_q && (rx_len_q != FRAME_MAX[10:0]);
-    wire       frame_ok = in_rx && dec_valid && dec_end && !rx_ovf_q &&
-                          (rx_len_q >= 11'd6) && rx_crc_ok;
+    (* no_rw_check *) reg [7:0] rxbuf_q [0:(1 << BAW) - 1];
+    wire        crc_ok;
+    wire        len_fits = !len_q[10] || (len_q == PMAX);   // 0 <= len_q <= MAX
+    wire        frame_ok = dec_close && dec_end && !rx_ovf_q && len_fits && crc_ok;
+    wire        hdr_slot = (len_q[10:4] == 7'h7F && len_q[3:0] >= 4'hA) || (len_q[10:2] == 9'd0);
+    wire [3:0]  hdr_idx  = len_q[3:0] + 4'd6;
     integer h;
 
     always @(posedge clk_i) begin
-        if (rx_store)
-            rxbuf_q[rx_len_q] <= dec_data;
-        rbuf_q <= rxbuf_q[ptr_q];
+        if (dec_byte)
+            rxbuf_q[len_q[BAW-1:0]] <= dec_data;
+        rbuf_q <= rxbuf_q[cnt_q[BAW-1:0]];
     end
 
     always @(posedge clk_i) begin
         if (rst_i) begin
-            rx_len_q <= 11'd0;
             rx_ovf_q <= 1'b0;
             for (h = 0; h < 10; h = h + 1) hdr_q[h] <= 8'd0;
-        end else if (in_rx) begin
-            if (dec_close) begin
-                rx_len_q <= 11'd0;
+        end else begin
+            if (dec_close)
                 rx_ovf_q <= 1'b0;
-            end else if (dec_byte) begin
-                if (rx_len_q == FRAME_MAX[10:0])
-                    rx_ovf_q <= 1'b1;
-                else
-                    rx_len_q <= rx_len_q + 11'd1;
-                if (rx_len_q < 11'd10)
-                    hdr_q[rx_len_q[3:0]] <= dec_data;
-            end
+            else if (dec_byte && len_q == PMAX)
+                rx_ovf_q <= 1'b1;
+            if (dec_byte && hdr_slot)
+                hdr_q[hdr_idx] <= dec_data;
         end
     end
 
     // ------------------------------------------------------------------
     // decode the committed frame
     // ------------------------------------------------------------------
-    reg  [10:0] plen_q;              // payload bytes of the frame being executed
     wire [7:0]  cmd  = hdr_q[0];
     wire [7:0]  seq  = hdr_q[1];
     wire [31:0] arg0 = {hdr_q[5], hdr_q[4], hdr_q[3], hdr_q[2]};
     wire [31:0] arg1 = {hdr_q[9], hdr_q[8], hdr_q[7], hdr_q[6]};
     wire [15:0] rlen = {hdr_q[7], hdr_q[6]};
+    wire [10:0] plen = len_q;        // in E_EXEC
     wire        running = (state_i == STATE_RUNNING);
 
-    wire [10:0] wr_n   = plen_q - 11'd4;            // WRITE data bytes / UCODE bytes
-    wire [33:0] wr_end = {2'b0, arg0} + {23'd0, wr_n};
-    wire [33:0] rd_end = {2'b0, arg0} + {18'd0, rlen};
-    wire [33:0] uc_end = {2'b0, arg0} + {25'd0, wr_n[10:2]};
+    // Range checks, in the bits that matter (arg0's high bits are checked for
+    // zero separately), on the address sums arg0 + cnt_q and arg0 + cnt_q/4
+    // that later address the scratchpad and the microcode store: on a good
+    // frame cnt_q is loaded with READ's len, else with the payload length:
+    //   WRITE  arg0 + n          <= SPAD_BYTES   as arg0 + plen   <= SPAD_BYTES + 4
+    //   READ   arg0 + len        <= SPAD_BYTES   (len <= 1023 once BAD_LEN passed)
+    //   UCODE  arg0 + n (words)  <= UCODE_WORDS  as arg0 + plen/4 <= UCODE_WORDS + 1
+    wire [SK:0] spad_sum  = {1'b0, arg0[SK-1:0]} + {{(SK-10){1'b0}}, cnt_q};
+    wire [UK:0] ucode_sum = {1'b0, arg0[UK-1:0]} + {{(UK-8){1'b0}}, cnt_q[10:2]};
+    wire        spad_hi_ok  = ((arg0 >> SAW) == 32'd0);
+    wire        ucode_hi_ok = ((arg0 >> UAW) == 32'd0);
 
     reg        known;
     reg        len_ok;
@@ -184,37 +206,37 @@ module spu_cmd_engine #(
         known = 1'b1; len_ok = 1'b1; addr_ok = 1'b1; uses_core = 1'b0; is_ctl = 1'b0;
         case (cmd)
             CMD_PING, CMD_INFO, CMD_STATUS, CMD_COUNTERS:
-                len_ok = (plen_q == 11'd0);
+                len_ok = (plen == 11'd0);
             CMD_REGS: begin
-                len_ok    = (plen_q == 11'd0);
+                len_ok    = (plen == 11'd0);
                 uses_core = 1'b1;            // BUSY while running
             end
             CMD_RESET: begin
-                len_ok = (plen_q == 11'd0);
+                len_ok = (plen == 11'd0);
                 is_ctl = 1'b1;
             end
             CMD_WRITE: begin
-                len_ok    = (plen_q >= 11'd4);
-                addr_ok   = (wr_end <= spad_limit);
+                len_ok    = (plen >= 11'd4);
+                addr_ok   = spad_hi_ok && (spad_sum <= P_LIM_WR[SK:0]);
                 uses_core = 1'b1;
             end
             CMD_READ: begin
-                len_ok    = (plen_q == 11'd6) && (rlen <= READ_MAX);
-                addr_ok   = (rd_end <= spad_limit);
+                len_ok    = (plen == 11'd6) && (rlen <= READ_MAX);
+                addr_ok   = spad_hi_ok && (spad_sum <= P_SPAD[SK:0]);
                 uses_core = 1'b1;
             end
             CMD_UCODE: begin
-                len_ok    = (plen_q >= 11'd4) && (plen_q[1:0] == 2'b00);
-                addr_ok   = (uc_end <= ucode_limit);
+                len_ok    = (plen >= 11'd4) && (plen[1:0] == 2'b00);
+                addr_ok   = ucode_hi_ok && (ucode_sum <= P_LIM_UC[UK:0]);
                 uses_core = 1'b1;
             end
             CMD_ARGS: begin
-                len_ok    = (plen_q <= 11'd32) && (plen_q[1:0] == 2'b00);
+                len_ok    = (plen <= 11'd32) && (plen[1:0] == 2'b00);
                 uses_core = 1'b1;
             end
             CMD_RUN: begin
-                len_ok    = (plen_q == 11'd8);
-                addr_ok   = ({2'b0, arg0} < ucode_limit);
+                len_ok    = (plen == 11'd8);
+                addr_ok   = ucode_hi_ok && (arg0 < P_UCODE);
                 uses_core = 1'b1;
                 is_ctl    = 1'b1;
             end
@@ -222,20 +244,21 @@ module spu_cmd_engine #(
         endcase
     end
 
-    // last executed RUN/RESET, for retries
+    // last executed RUN/RESET, for retries (ctl_run_q: it was a RUN)
     reg        ctl_valid_q;
-    reg [7:0]  ctl_cmd_q;
+    reg        ctl_run_q;
     reg [7:0]  ctl_seq_q;
-    wire       retry = is_ctl && ctl_valid_q && (ctl_cmd_q == cmd) && (ctl_seq_q == seq);
+    wire       retry = is_ctl && ctl_valid_q && (ctl_run_q == (cmd == CMD_RUN)) &&
+                       (ctl_seq_q == seq);
 
-    reg [7:0] status_d;
+    reg [2:0] status_d;
     always @* begin
-        if (!known)                   status_d = ST_BAD_CMD;
-        else if (!len_ok)             status_d = ST_BAD_LEN;
-        else if (retry)               status_d = ST_OK;
-        else if (uses_core && running) status_d = ST_BUSY;
-        else if (!addr_ok)            status_d = ST_BAD_ADDR;
-        else                          status_d = ST_OK;
+        if (!known)                    status_d = ST_BAD_CMD[2:0];
+        else if (!len_ok)              status_d = ST_BAD_LEN[2:0];
+        else if (retry)                status_d = ST_OK[2:0];
+        else if (uses_core && running) status_d = ST_BUSY[2:0];
+        else if (!addr_ok)             status_d = ST_BAD_ADDR[2:0];
+        else                           status_d = ST_OK[2:0];
     end
 
     // ------------------------------------------------------------------
@@ -247,13 +270,22 @@ module spu_cmd_engine #(
     wire       enc_ready;
     wire       enc_idle;
     wire       enc_fire = enc_valid && enc_ready;
-    wire [31:0] tx_crc;
-    wire       tx_res_unused;
+    wire [31:0] crc_reg;             // raw CRC register (the CRC is ~crc_reg)
+    reg        crc_clear;
 
-    spu_crc32 u_tx_crc (
+    // One CRC unit for both directions: it checks the frame while in E_RX and
+    // sums the reply afterwards (cleared in E_EXEC). The reply's own CRC bytes
+    // go through it too, so the byte to send is always in the low byte: CRC
+    // byte k is ~crc_reg[7:0] ^ CRC_FIX[k] (CRC_FIX[k] is the low byte of the
+    // register after k bytes 0xFF fed into a zero register; the sum is affine).
+    // Afterwards the register holds the residue and is cleared for the next
+    // frame.
+    localparam [31:0] CRC_FIX = 32'h12FF8D00;
+    spu_crc32 u_crc (
         .clk_i(clk_i), .rst_i(rst_i),
-        .clear_i(st_q == E_EXEC), .valid_i(enc_fire && (st_q != E_CRC)), .data_i(enc_data),
-        .crc_o(tx_crc), .residue_ok_o(tx_res_unused)
+        .clear_i(crc_clear), .valid_i(in_rx ? dec_byte : enc_fire),
+        .data_i(in_rx ? dec_data : enc_data),
+        .reg_o(crc_reg), .residue_ok_o(crc_ok)
     );
 
     spu_cobs_enc u_enc (
@@ -271,104 +303,141 @@ module spu_cmd_engine #(
         P_LOOP, CLOCK_HZ, RTL_VERSION, SPU_ISA_HASH, FORMATS,
         P_UCODE, P_BANKS, P_SPAD, P_WORD, P_COLS, P_ROWS};
 
-    reg [7:0]   status_q;
-    reg [10:0]  cnt_q, cnt_d;        // byte index within the action / body
-    reg [2:0]   sub_q, sub_d;        // step within one byte
-    reg [31:0]  word_q, word_d;      // gathered word (UCODE/ARGS)
-    reg [111:0] snap_q, snap_d;      // STATUS / one counter, sent byte by byte
-    reg [7:0]   rdat_q, rdat_d;      // READ byte from the scratchpad
-    reg [3:0]   csel_q, csel_d;      // counter select
+    reg [2:0]    status_q;
+    reg [1:0]    sub_q, sub_d;       // step within one byte
+    reg [23:0]   word_q, word_d;     // three bytes of a UCODE/ARGS word
+    reg [7:0]    rdat_q, rdat_d;     // READ byte from the scratchpad
+    reg [3:0]    csel_q, csel_d;     // counter / register select
+    // STATUS / COUNTERS snapshot, sent through a byte mux (all loaded at once)
+    reg          snap;
+    reg [1:0]    snap_state_q;
+    reg [7:0]    snap_trap_q;
+    reg [31:0]   snap_pc_q;
+    reg [CW-1:0] snap_cnt_q;
+    wire [63:0]  snap_cnt64;
+    generate
+        if (CW < 64) begin : g_cnt_narrow
+            assign snap_cnt64 = {{(64-CW){1'b0}}, snap_cnt_q};
+            wire [63-CW:0] unused_cnt_hi = cnt_value_i[63:CW];
+        end else begin : g_cnt_full
+            assign snap_cnt64 = snap_cnt_q;
+        end
+    endgenerate
 
     assign cnt_sel_o      = csel_q;
     assign run_pc_o       = arg0;          // hdr_q holds still until the next frame
     assign run_watchdog_o = arg1;
 
-    wire [10:0] act_n     = (cmd == CMD_ARGS) ? plen_q : wr_n;     // bytes to move
-    wire [10:0] act_first = (cmd == CMD_ARGS) ? 11'd2 : 11'd6;     // buffer index
-    wire [10:0] body_n    = (cmd == CMD_INFO)     ? INFO_BYTES[10:0] :
-                            (cmd == CMD_STATUS)   ? STAT_BYTES[10:0] :
-                            (cmd == CMD_READ)     ? rlen[10:0] :
-                            (cmd == CMD_COUNTERS) ? (11'd1 + 11'd8 * CNT_COUNT[10:0]) :
-                            (cmd == CMD_REGS)     ? 11'd64 : 11'd0;
-    wire [10:0] cbyte     = cnt_q - 11'd1;                         // COUNTERS: after n
+    wire [10:0] cnt_inc  = cnt_q + 11'd1;
+    // E_BODY: STATUS counts from -6 (state, trap, pc, then cycles at 0..7),
+    // COUNTERS from -1 (n, then counter c at 8c..8c+7), the others from 0
+    wire [10:0] body_first = (cmd == CMD_STATUS)   ? 11'h7FA :
+                             (cmd == CMD_COUNTERS) ? 11'h7FF : 11'd0;
+    wire [10:0] body_end   = (cmd == CMD_INFO)     ? INFO_BYTES[10:0] :
+                             (cmd == CMD_STATUS)   ? 11'd8 :
+                             (cmd == CMD_COUNTERS) ? {P_NCNT[7:0], 3'b000} :
+                             (cmd == CMD_REGS)     ? 11'd64 : rlen[10:0];
+    wire        has_body   = (cmd == CMD_INFO) || (cmd == CMD_STATUS) || (cmd == CMD_COUNTERS) ||
+                             (cmd == CMD_REGS) || (cmd == CMD_READ && rlen[10:0] != 11'd0);
+    // E_ACT ends with the payload: WRITE/UCODE leave the 4-byte address
+    wire        act_done   = (len_q == ((cmd == CMD_ARGS) ? 11'd0 : 11'd4));
+    wire [31:0] spad_addr  = {{(32-SAW){1'b0}}, spad_sum[SAW-1:0]};
+    wire [31:0] ucode_addr = {{(32-UAW){1'b0}}, ucode_sum[UAW-1:0]};
 
     always @* begin
         st_d    = st_q;
+        len_d   = len_q;
         cnt_d   = cnt_q;
         sub_d   = sub_q;
         word_d  = word_q;
-        snap_d  = snap_q;
         rdat_d  = rdat_q;
         csel_d  = csel_q;
-        ptr_d   = ptr_q;
+        snap    = 1'b0;
+        crc_clear = 1'b0;
         enc_valid = 1'b0;
         enc_data  = 8'h00;
         enc_last  = 1'b0;
         spad_req_valid_o = 1'b0;
         spad_req_we_o    = 1'b0;
-        spad_req_addr_o  = arg0 + {21'd0, cnt_q};
+        spad_req_addr_o  = spad_addr;
         spad_req_wdata_o = rbuf_q;
         ucode_we_o    = 1'b0;
-        ucode_addr_o  = arg0 + {23'd0, cnt_q[10:2]} - 32'd1;
-        ucode_wdata_o = word_q;
+        ucode_addr_o  = ucode_addr;
+        ucode_wdata_o = {rbuf_q, word_q};
         arg_we_o      = 1'b0;
-        arg_idx_o     = cnt_q[4:2] - 3'd1;
-        arg_wdata_o   = word_q;
+        arg_idx_o     = cnt_q[4:2] + 3'd1;
+        arg_wdata_o   = {rbuf_q, word_q};
         run_o  = 1'b0;
         stop_o = 1'b0;
         case (st_q)
-            E_RX: if (frame_ok) st_d = E_EXEC;
+            E_RX: begin
+                if (dec_close) begin
+                    crc_clear = 1'b1;
+                    if (frame_ok) begin
+                        st_d  = E_EXEC;
+                        cnt_d = (cmd == CMD_READ) ? rlen[10:0] : len_q;
+                    end else
+                        len_d = LEN_INIT;
+                end else if (dec_byte && len_q != PMAX) begin
+                    len_d = len_q + 11'd1;
+                end
+            end
             E_EXEC: begin
-                cnt_d  = 11'd0;
-                sub_d  = 3'd0;
-                ptr_d  = act_first;
+                crc_clear = 1'b1;
+                cnt_d  = (cmd == CMD_ARGS) ? 11'h7FC : 11'd0;   // ARGS data from slot -4
+                sub_d  = 2'd0;
                 csel_d = CNT_CYCLES[3:0];
                 st_d   = E_HDR;
-                if (status_d == ST_OK && !retry) begin
+                if (status_d == ST_OK[2:0] && !retry) begin
                     if (cmd == CMD_WRITE || cmd == CMD_UCODE || cmd == CMD_ARGS)
                         st_d = E_ACT;
                     run_o  = (cmd == CMD_RUN);
                     stop_o = (cmd == CMD_RESET);
                 end
             end
-            // ---- move payload bytes into the core: sub 0 read buffer, 1 use
+            // ---- move payload bytes into the core: sub 0 read the ring, 1 use
             E_ACT: begin
-                if (sub_q == 3'd2) begin
-                    // a whole little-endian word gathered (cnt_q = 4 * (index + 1))
-                    ucode_we_o = (cmd == CMD_UCODE);
-                    arg_we_o   = (cmd == CMD_ARGS);
-                    sub_d      = 3'd0;
-                end else if (cnt_q == act_n) begin
+                if (act_done) begin
                     st_d  = E_HDR;
                     cnt_d = 11'd0;
-                end else if (sub_q == 3'd0) begin
-                    sub_d = 3'd1;
+                end else if (sub_q == 2'd0) begin
+                    sub_d = 2'd1;
                 end else if (cmd == CMD_WRITE) begin
                     spad_req_valid_o = 1'b1;
                     spad_req_we_o    = 1'b1;
                     if (spad_req_ready_i) begin
-                        cnt_d = cnt_q + 11'd1;
-                        ptr_d = ptr_q + 11'd1;
-                        sub_d = 3'd0;
+                        cnt_d = cnt_inc;
+                        len_d = len_q - 11'd1;
+                        sub_d = 2'd0;
                     end
                 end else begin
-                    word_d = {rbuf_q, word_q[31:8]};
-                    cnt_d  = cnt_q + 11'd1;
-                    ptr_d  = ptr_q + 11'd1;
-                    sub_d  = (cnt_q[1:0] == 2'b11) ? 3'd2 : 3'd0;
+                    // UCODE/ARGS: the fourth byte completes a little-endian word
+                    word_d = {rbuf_q, word_q[23:8]};
+                    cnt_d  = cnt_inc;
+                    len_d  = len_q - 11'd1;
+                    sub_d  = 2'd0;
+                    if (cnt_q[1:0] == 2'b11) begin
+                        ucode_we_o = (cmd == CMD_UCODE);
+                        arg_we_o   = (cmd == CMD_ARGS);
+                    end
                 end
             end
             // ---- reply header: type|0x80, seq, status
             E_HDR: begin
                 enc_valid = 1'b1;
-                enc_data  = (cnt_q == 11'd0) ? (cmd | LINK_RESP_BIT[7:0]) :
-                            (cnt_q == 11'd1) ? seq : status_q;
+                enc_data  = (cnt_q[1:0] == 2'd0) ? (cmd | LINK_RESP_BIT[7:0]) :
+                            (cnt_q[1:0] == 2'd1) ? seq : {5'd0, status_q};
                 if (enc_fire) begin
-                    cnt_d = cnt_q + 11'd1;
-                    if (cnt_q == 11'd2) begin
-                        cnt_d = 11'd0;
-                        sub_d = 3'd0;
-                        st_d  = (status_q == ST_OK && body_n != 11'd0) ? E_BODY : E_CRC;
+                    cnt_d = cnt_inc;
+                    if (cnt_q[1:0] == 2'd2) begin
+                        sub_d = 2'd0;
+                        if (status_q == ST_OK[2:0] && has_body) begin
+                            st_d  = E_BODY;
+                            cnt_d = body_first;
+                        end else begin
+                            st_d  = E_CRC;
+                            cnt_d = 11'd0;
+                        end
                     end
                 end
             end
@@ -377,70 +446,64 @@ module spu_cmd_engine #(
                 if (cmd == CMD_INFO) begin
                     enc_valid = 1'b1;
                     enc_data  = info_vec[{cnt_q[5:0], 3'b000} +: 8];
-                end else if (cmd == CMD_STATUS) begin
-                    if (sub_q == 3'd0) begin
-                        if (cnt_fresh_i) begin
-                            snap_d = {cnt_value_i, pc_i, trap_i, 6'd0, state_i};
-                            sub_d  = 3'd1;
-                        end
-                    end else begin
-                        enc_valid = 1'b1;
-                        enc_data  = snap_q[7:0];
-                    end
                 end else if (cmd == CMD_READ) begin
-                    if (sub_q == 3'd0) begin
+                    if (sub_q == 2'd0) begin
                         spad_req_valid_o = 1'b1;
                         if (spad_req_ready_i) begin
-                            sub_d = 3'd1;
+                            sub_d = 2'd1;
                             if (spad_rsp_valid_i) begin
                                 rdat_d = spad_rsp_rdata_i;
-                                sub_d  = 3'd2;
+                                sub_d  = 2'd2;
                             end
                         end
-                    end else if (sub_q == 3'd1) begin
+                    end else if (sub_q == 2'd1) begin
                         if (spad_rsp_valid_i) begin
                             rdat_d = spad_rsp_rdata_i;
-                            sub_d  = 3'd2;
+                            sub_d  = 2'd2;
                         end
                     end else begin
                         enc_valid = 1'b1;
                         enc_data  = rdat_q;
                     end
                 end else if (cmd == CMD_REGS) begin // 16 x u32, select then send
-                    if (cnt_q[1:0] != 2'd0 || sub_q == 3'd3) begin
+                    // the register read port is stable while the core is not running
+                    if (cnt_q[1:0] != 2'd0 || sub_q == 2'd3) begin
                         enc_valid = 1'b1;
-                        enc_data  = snap_q[7:0];
-                    end else if (sub_q == 3'd0) begin
+                        enc_data  = reg_value_i[{cnt_q[1:0], 3'b000} +: 8];
+                    end else if (sub_q == 2'd0) begin
                         csel_d = cnt_q[5:2];
-                        sub_d  = 3'd1;
-                    end else if (sub_q == 3'd1) begin
-                        sub_d = 3'd2;
+                        sub_d  = 2'd1;
                     end else begin
-                        snap_d = {80'd0, reg_value_i};
-                        sub_d  = 3'd3;
+                        sub_d  = sub_q + 2'd1;      // two cycles for the read port
                     end
-                end else begin // COUNTERS: n, then 8 bytes per counter
-                    if (cnt_q == 11'd0) begin
+                end else begin // STATUS (snapshot once) or COUNTERS (one per counter)
+                    if (cnt_q[10] && cmd == CMD_COUNTERS) begin
                         enc_valid = 1'b1;
-                        enc_data  = CNT_COUNT[7:0];
-                    end else if (cbyte[2:0] != 3'd0 || sub_q == 3'd3) begin
+                        enc_data  = P_NCNT[7:0];
+                    end else if (sub_q == 2'd3) begin
                         enc_valid = 1'b1;
-                        enc_data  = snap_q[7:0];
-                    end else if (sub_q == 3'd0) begin
-                        csel_d = cbyte[6:3];
-                        sub_d  = 3'd1;
-                    end else if (sub_q == 3'd1) begin
-                        sub_d = 3'd2;                 // select registered in the core
-                    end else if (cnt_fresh_i) begin   // (one more cycle after a cnt)
-                        snap_d = {48'd0, cnt_value_i};
-                        sub_d  = 3'd3;
-                    end
+                        enc_data  = !cnt_q[10] ? snap_cnt64[{cnt_q[2:0], 3'b000} +: 8] :
+                                    cnt_q[2]   ? snap_pc_q[{cnt_q[1:0], 3'b000} +: 8] :
+                                    cnt_q[0]   ? snap_trap_q : {6'd0, snap_state_q};
+                    end else if (cmd == CMD_STATUS || sub_q == 2'd2) begin
+                        // STATUS: csel is CYCLES since E_EXEC
+                        if (cnt_fresh_i) begin
+                            snap  = 1'b1;
+                            sub_d = 2'd3;
+                        end
+                    end else if (sub_q == 2'd0) begin
+                        csel_d = cnt_q[6:3];
+                        sub_d  = 2'd1;
+                    end else begin
+                        sub_d = 2'd2;                 // select registered in the core
+                    end                               // (one more cycle after a cnt)
                 end
                 if (enc_fire) begin
-                    cnt_d  = cnt_q + 11'd1;
-                    snap_d = {8'd0, snap_q[111:8]};
-                    sub_d  = (cmd == CMD_STATUS) ? 3'd1 : 3'd0;
-                    if (cnt_q + 11'd1 == body_n) begin
+                    cnt_d = cnt_inc;
+                    // STATUS keeps its snapshot, COUNTERS for the counter's 8 bytes
+                    if (cmd != CMD_STATUS && (cmd != CMD_COUNTERS || cnt_inc[2:0] == 3'd0))
+                        sub_d = 2'd0;
+                    if (cnt_inc == body_end) begin
                         st_d  = E_CRC;
                         cnt_d = 11'd0;
                     end
@@ -449,47 +512,54 @@ module spu_cmd_engine #(
             // ---- CRC-32 of type..payload, little-endian; the last byte ends the frame
             default: begin
                 enc_valid = 1'b1;
-                enc_data  = tx_crc[{cnt_q[1:0], 3'b000} +: 8];
+                enc_data  = ~crc_reg[7:0] ^ CRC_FIX[{cnt_q[1:0], 3'b000} +: 8];
                 enc_last  = (cnt_q[1:0] == 2'd3);
                 if (enc_fire) begin
-                    cnt_d = cnt_q + 11'd1;
-                    if (cnt_q[1:0] == 2'd3)
-                        st_d = E_RX;
+                    cnt_d = cnt_inc;
+                    if (cnt_q[1:0] == 2'd3) begin
+                        st_d      = E_RX;
+                        len_d     = LEN_INIT;
+                        crc_clear = 1'b1;
+                    end
                 end
             end
         endcase
     end
 
     always @(posedge clk_i) begin
+        if (snap) begin
+            snap_state_q <= state_i;
+            snap_trap_q  <= trap_i;
+            snap_pc_q    <= pc_i;
+            snap_cnt_q   <= cnt_value_i[CW-1:0];
+        end
+    end
+
+    always @(posedge clk_i) begin
         if (rst_i) begin
             st_q         <= E_RX;
+            len_q        <= LEN_INIT;
             cnt_q        <= 11'd0;
-            sub_q        <= 3'd0;
-            word_q       <= 32'd0;
-            snap_q       <= 112'd0;
+            sub_q        <= 2'd0;
+            word_q       <= 24'd0;
             rdat_q       <= 8'd0;
             csel_q       <= 4'd0;
-            ptr_q        <= 11'd0;
-            plen_q       <= 11'd0;
-            status_q     <= ST_OK;
+            status_q     <= ST_OK[2:0];
             ctl_valid_q  <= 1'b0;
-            ctl_cmd_q    <= 8'd0;
+            ctl_run_q    <= 1'b0;
             ctl_seq_q    <= 8'd0;
         end else begin
             st_q   <= st_d;
+            len_q  <= len_d;
             cnt_q  <= cnt_d;
             sub_q  <= sub_d;
             word_q <= word_d;
-            snap_q <= snap_d;
             rdat_q <= rdat_d;
             csel_q <= csel_d;
-            ptr_q  <= ptr_d;
-            if (frame_ok)
-                plen_q <= rx_len_q - 11'd6;
             if (st_q == E_EXEC) begin
                 status_q     <= status_d;
-                ctl_valid_q  <= is_ctl && status_d == ST_OK;
-                ctl_cmd_q    <= cmd;
+                ctl_valid_q  <= is_ctl && status_d == ST_OK[2:0];
+                ctl_run_q    <= (cmd == CMD_RUN);
                 ctl_seq_q    <= seq;
             end
         end
@@ -497,6 +567,6 @@ module spu_cmd_engine #(
 
     assign idle_o = in_rx && enc_idle && !rx_valid_i && !running;
 
-    wire unused_ok = &{1'b0, rx_crc_unused, tx_res_unused, cbyte[10:7]};
+    wire unused_ok = &{1'b0, crc_reg[31:8], rlen[15:11], cnt_inc[10:3]};
 endmodule
 `default_nettype wire

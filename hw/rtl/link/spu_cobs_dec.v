@@ -23,11 +23,12 @@ module spu_cobs_dec (
     output reg        end_o,
     output reg        bad_o
 );
-    reg [7:0] left_q, left_d;        // data bytes left in the current block
+    reg [7:0] left_q, left_d;        // data bytes left in the block + 1 (0, 1: a code byte next)
     reg       zero_q, zero_d;        // a zero is owed before the next block
 
     assign in_ready_o = out_ready_i;
     wire fire = in_valid_i && out_ready_i;
+    wire at_code = (left_q[7:1] == 7'd0);
 
     always @* begin
         left_d      = left_q;
@@ -40,15 +41,15 @@ module spu_cobs_dec (
             if (in_data_i == 8'h00) begin
                 // delimiter
                 out_valid_o = 1'b1;
-                end_o       = (left_q == 8'd0);
-                bad_o       = (left_q != 8'd0);
+                end_o       = at_code;
+                bad_o       = !at_code;
                 left_d      = 8'd0;
                 zero_d      = 1'b0;
-            end else if (left_q == 8'd0) begin
-                // code byte
+            end else if (at_code) begin
+                // code byte (kept as the count, which saves a subtractor)
                 out_valid_o = zero_q;
                 out_data_o  = 8'h00;
-                left_d      = in_data_i - 8'd1;
+                left_d      = in_data_i;
                 zero_d      = (in_data_i != 8'hFF);
             end else begin
                 out_valid_o = 1'b1;

@@ -2,12 +2,12 @@
 //
 // Input: the raw bytes of a frame with valid/ready; in_last_i marks the last
 // byte. Output: the COBS encoding followed by the 0x00 delimiter, valid/ready.
-// Non-zero bytes are collected in a 254-byte block buffer (a synchronous-read
-// RAM, one EBR on iCE40); a block is sent as its code byte and its data when a
-// zero arrives, when 254 bytes are pending, or at the end of the frame. A frame
-// that ends in a zero gets the final empty block (code 0x01) the COBS rules
-// require. Input stalls while a block is being sent; each output byte takes
-// two cycles (RAM read, then offer).
+// Non-zero bytes are collected in a block buffer (a synchronous-read RAM, one
+// EBR on iCE40, slots 1..254); a block is sent as its code byte and its data
+// when a zero arrives, when 254 bytes are pending, or at the end of the frame.
+// A frame that ends in a zero gets the final empty block (code 0x01) the COBS
+// rules require. Input stalls while a block is being sent; each output byte
+// takes two cycles (RAM read, then offer).
 `default_nettype none
 module spu_cobs_enc (
     input  wire       clk_i,
@@ -21,28 +21,27 @@ module spu_cobs_enc (
     output reg  [7:0] out_data_o,
     output wire       idle_o            // no frame in progress
 );
-    localparam [2:0] S_FILL = 3'd0, S_CODE = 3'd1, S_DATA = 3'd2,
-                     S_TAIL = 3'd3, S_DELIM = 3'd4;
+    localparam [1:0] S_FILL = 2'd0, S_CODE = 2'd1, S_DATA = 2'd2, S_DELIM = 2'd3;
 
     // no_rw_check: read and write never meet at one address (spu_ram_1r1w.v)
-    (* no_rw_check *) reg [7:0] buf_q [0:253];
-    reg [2:0] state_q, state_d;
-    reg [7:0] cnt_q, cnt_d;          // bytes in the block buffer
-    reg [7:0] rd_q, rd_d;            // next buffer index to send
+    (* no_rw_check *) reg [7:0] buf_q [0:255];
+    reg [1:0] state_q, state_d;
+    reg [7:0] code_q, code_d;        // the block's code byte: pending bytes + 1
+    reg [7:0] rd_q, rd_d;            // next buffer slot to send
     reg       have_q, have_d;        // rdata_q holds buf_q[rd_q]
     reg [7:0] rdata_q;
     reg       last_q, last_d;        // the frame ends after this block
-    reg       tail_q, tail_d;        // ...and needs the empty block 0x01
+    reg       tail_q, tail_d;        // ...and then needs the empty block 0x01
     reg       we;
 
     assign in_ready_o = (state_q == S_FILL);
-    assign idle_o     = (state_q == S_FILL) && (cnt_q == 8'd0);
+    assign idle_o     = (state_q == S_FILL) && (code_q == 8'd1);
     wire in_fire  = in_valid_i && in_ready_o;
     wire out_fire = out_valid_o && out_ready_i;
 
     always @* begin
         state_d     = state_q;
-        cnt_d       = cnt_q;
+        code_d      = code_q;
         rd_d        = rd_q;
         have_d      = have_q;
         last_d      = last_q;
@@ -52,33 +51,33 @@ module spu_cobs_enc (
         out_data_o  = 8'h00;
         case (state_q)
             S_FILL: if (in_fire) begin
+                last_d = in_last_i;
+                tail_d = 1'b0;
                 if (in_data_i == 8'h00) begin
                     state_d = S_CODE;
-                    last_d  = in_last_i;
                     tail_d  = in_last_i;
                 end else begin
-                    we    = 1'b1;
-                    cnt_d = cnt_q + 8'd1;
-                    if (cnt_q == 8'd253 || in_last_i) begin
+                    we     = 1'b1;
+                    code_d = code_q + 8'd1;
+                    if (code_q == 8'd254 || in_last_i)
                         state_d = S_CODE;
-                        last_d  = in_last_i;
-                        tail_d  = 1'b0;
-                    end
                 end
             end
             S_CODE: begin
                 out_valid_o = 1'b1;
-                out_data_o  = cnt_q + 8'd1;
+                out_data_o  = code_q;
                 if (out_fire) begin
-                    rd_d    = 8'd0;
+                    rd_d    = 8'd1;
                     have_d  = 1'b0;
                     state_d = S_DATA;
                 end
             end
             S_DATA: begin
-                if (rd_q == cnt_q) begin
-                    cnt_d   = 8'd0;
-                    state_d = !last_q ? S_FILL : (tail_q ? S_TAIL : S_DELIM);
+                if (rd_q == code_q) begin
+                    // block sent; the tail is one more block, empty
+                    code_d  = 8'd1;
+                    tail_d  = 1'b0;
+                    state_d = !last_q ? S_FILL : (tail_q ? S_CODE : S_DELIM);
                 end else if (!have_q) begin
                     have_d = 1'b1;
                 end else begin
@@ -90,20 +89,10 @@ module spu_cobs_enc (
                     end
                 end
             end
-            S_TAIL: begin
-                out_valid_o = 1'b1;
-                out_data_o  = 8'h01;
-                if (out_fire)
-                    state_d = S_DELIM;
-            end
             default: begin // S_DELIM
                 out_valid_o = 1'b1;
-                out_data_o  = 8'h00;
-                if (out_fire) begin
-                    last_d  = 1'b0;
-                    tail_d  = 1'b0;
+                if (out_fire)
                     state_d = S_FILL;
-                end
             end
         endcase
     end
@@ -111,21 +100,21 @@ module spu_cobs_enc (
     // block buffer: one write port, one synchronous read port
     always @(posedge clk_i) begin
         if (we)
-            buf_q[cnt_q] <= in_data_i;
+            buf_q[code_q] <= in_data_i;
         rdata_q <= buf_q[rd_q];
     end
 
     always @(posedge clk_i) begin
         if (rst_i) begin
             state_q <= S_FILL;
-            cnt_q   <= 8'd0;
-            rd_q    <= 8'd0;
+            code_q  <= 8'd1;
+            rd_q    <= 8'd1;
             have_q  <= 1'b0;
             last_q  <= 1'b0;
             tail_q  <= 1'b0;
         end else begin
             state_q <= state_d;
-            cnt_q   <= cnt_d;
+            code_q  <= code_d;
             rd_q    <= rd_d;
             have_q  <= have_d;
             last_q  <= last_d;

@@ -2,8 +2,10 @@
 // init 0xFFFFFFFF, xorout 0xFFFFFFFF), one byte per cycle.
 //
 // Drive: pulse clear_i to start a new frame (init value), then assert
-// valid_i with data_i for every byte. crc_o is the finished CRC (register
-// xor 0xFFFFFFFF) of the bytes so far. residue_ok_o is high when the bytes
+// valid_i with data_i for every byte. reg_o is the raw CRC register; the
+// finished CRC of the bytes so far is ~reg_o (xorout 0xFFFFFFFF), left to the
+// user, who often needs only some of its bits (an inverter per output bit
+// would cost a LUT each at a module boundary). residue_ok_o is high when the bytes
 // so far are a message followed by its own CRC in little-endian order (the
 // raw register then equals the CRC-32 residue 0xDEBB20E3), which is how the
 // receiver checks a frame without knowing where the payload ends.
@@ -15,7 +17,7 @@ module spu_crc32 (
     input  wire        clear_i,
     input  wire        valid_i,
     input  wire [7:0]  data_i,
-    output wire [31:0] crc_o,
+    output wire [31:0] reg_o,
     output wire        residue_ok_o
 );
     localparam [31:0] POLY    = 32'hEDB88320;
@@ -46,7 +48,7 @@ module spu_crc32 (
             crc_q <= crc_d;
     end
 
-    assign crc_o        = ~crc_q;
+    assign reg_o        = crc_q;
     assign residue_ok_o = (crc_q == RESIDUE);
 endmodule
 `default_nettype wire
