@@ -85,7 +85,7 @@ module spu_core #(
     // ---- sequencer ---------------------------------------------------------------
     wire [63:0]   cycles;
     wire [3:0]    seq_cnt_sel;
-    wire          seq_cnt_use;
+    wire          seq_cnt_use, seq_cnt_fetch;
     wire [31:0]   seq_cnt_val;
     wire [1:0]    ev_cycles;
     wire          ev_instret, ev_mm, ev_stall_drain, cnt_clear, running;
@@ -109,7 +109,7 @@ module spu_core #(
         .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_rdata),
         .state_o(state_o), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
         .dbg_sel_i(reg_sel_i), .dbg_value_o(reg_value_o),
-        .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_use_o(seq_cnt_use), .cnt_value_i(seq_cnt_val),
+        .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_use_o(seq_cnt_use), .cnt_fetch_o(seq_cnt_fetch), .cnt_value_i(seq_cnt_val),
         .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret), .ev_mm_o(ev_mm),
         .ev_stall_drain_o(ev_stall_drain), .clear_o(cnt_clear), .drain_add_o(drain_add),
         .mm_start_o(mm_start), .mm_kill_o(mm_kill), .mm_a_o(mm_a), .mm_b_o(mm_b), .mm_sa_o(mm_sa), .mm_sb_o(mm_sb),
@@ -218,7 +218,7 @@ module spu_core #(
         .mm_cycle_i(ev_mm), .stall_bank_i(mm_stall && !mm_kill), .stall_drain_i(ev_stall_drain),
         .drain_add_i(drain_add), .link_rx_i(link_rx_byte_i), .link_tx_i(link_tx_byte_i),
         .host_sel_i(cnt_sel_i), .host_value_o(cnt_value_o), .host_fresh_o(cnt_fresh_o),
-        .seq_use_i(seq_cnt_use),
+        .seq_use_i(seq_cnt_use), .seq_fetch_i(seq_cnt_fetch),
         .seq_sel_i(seq_cnt_sel), .seq_value_o(seq_cnt_val), .cycles_o(cycles)
     );
 endmodule

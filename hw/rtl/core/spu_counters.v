@@ -31,6 +31,7 @@ module spu_counters #(
     output wire [63:0] host_value_o,
     output wire        host_fresh_o,
     input  wire        seq_use_i,
+    input  wire        seq_fetch_i,    // FETCH of a cnt (seq_sel_i valid); unused by this store
     input  wire [3:0]  seq_sel_i,
     output wire [31:0] seq_value_o,
     output wire [63:0] cycles_o
@@ -98,5 +99,6 @@ module spu_counters #(
         end
     endgenerate
     assign seq_value_o = seq_value[31:0];
+    wire unused_seq_fetch = seq_fetch_i;
 endmodule
 `default_nettype wire

@@ -65,6 +65,7 @@ module spu_sequencer #(
     input  wire [63:0]    cycles_i,
     output wire [3:0]     cnt_sel_o,
     output wire           cnt_use_o,      // EXEC of a cnt: the counter read mux is ours
+    output wire           cnt_fetch_o,    // FETCH of a cnt (cnt_sel_o already valid; EXEC may not follow)
     input  wire [31:0]    cnt_value_i,
     output reg  [1:0]     ev_cycles_o,
     output reg            ev_instret_o,
@@ -415,6 +416,7 @@ module spu_sequencer #(
     assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
     assign cnt_use_o     = ok && (op == OP_CNT);
+    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op == OP_CNT);
     assign ev_mm_o       = (ph_q == P_MM) && !mm_kill;
     assign clear_o       = run_i;
     assign drain_add_o   = do_st ? drain_cycles_i : 16'd0;
