@@ -5,6 +5,14 @@
 // (row i / column j delayed i / j cycles) so A[i][k] meets B[k][j] in tile
 // (i,j), k + i + j + 1 cycles after step k is presented.
 //
+// BROADCAST = 1 replaces the systolic links by row and column buses: one
+// operand register per row (A) and per column (B), and tile (i,j) multiplies
+// row i's byte by column j's byte -- no per-tile operand registers (ROWS*COLS*16
+// flip-flops fewer: what the small iCE40 boards use). The caller then presents
+// the edges unskewed (spu_load_unit BROADCAST), every product of step k lands
+// in the same cycle, and the mm cost is unchanged: the load unit still counts
+// the skew cycles, by which time every product has landed (docs/rtl.md).
+//
 // Drive: present zeros when no k-step enters. clr_i (zacc / st) zeroes every
 // accumulator. acc_o is every tile's accumulator register, tile (i,j) at
 // bits [(i*COLS+j)*32 +: 32] (a wide bus, not a mux: the drain unit snapshots it).
@@ -18,7 +26,8 @@
 module spu_array #(
     parameter integer ROWS = 8,
     parameter integer COLS = 8,
-    parameter integer USE_ICE40_DSP = 0
+    parameter integer USE_ICE40_DSP = 0,
+    parameter integer BROADCAST = 0
 ) (
     input  wire                   clk_i,
     input  wire                   rst_i,
@@ -28,29 +37,55 @@ module spu_array #(
     input  wire [COLS*8-1:0]      north_i,
     output wire [ROWS*COLS*32-1:0] acc_o
 );
-    // operand register at the input of every tile; (i,0) loads from the west
-    // edge, (i,j) from (i,j-1); (0,j) from the north edge, (i,j) from (i-1,j)
-    reg [ROWS*COLS*8-1:0] a_q, b_q;
-    integer i, j;
-
-    always @(posedge clk_i) begin
-        if (rst_i) begin
-            a_q <= {ROWS*COLS*8{1'b0}};
-            b_q <= {ROWS*COLS*8{1'b0}};
-        end else begin
-            for (i = 0; i < ROWS; i = i + 1)
-                for (j = 0; j < COLS; j = j + 1) begin
-                    a_q[(i*COLS+j)*8 +: 8] <= (j == 0) ? west_i[i*8 +: 8]
-                                                       : a_q[(i*COLS+(j > 0 ? j-1 : 0))*8 +: 8];
-                    b_q[(i*COLS+j)*8 +: 8] <= (i == 0) ? north_i[j*8 +: 8]
-                                                       : b_q[((i > 0 ? i-1 : 0)*COLS+j)*8 +: 8];
+    // the operands tile (i,j) multiplies this cycle, at [(i*COLS+j)*8 +: 8]
+    wire [ROWS*COLS*8-1:0] a_t, b_t;
+    genvar gi, gj, gp;
+    generate
+        if (BROADCAST != 0) begin : g_bus
+            // one register per row / column; tile (i,j) reads row i and column j
+            reg [ROWS*8-1:0] ar_q;
+            reg [COLS*8-1:0] bc_q;
+            always @(posedge clk_i) begin
+                if (rst_i) begin
+                    ar_q <= {ROWS*8{1'b0}};
+                    bc_q <= {COLS*8{1'b0}};
+                end else begin
+                    ar_q <= west_i;
+                    bc_q <= north_i;
                 end
+            end
+            for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_r
+                for (gj = 0; gj < COLS; gj = gj + 1) begin : g_c
+                    assign a_t[(gi*COLS+gj)*8 +: 8] = ar_q[gi*8 +: 8];
+                    assign b_t[(gi*COLS+gj)*8 +: 8] = bc_q[gj*8 +: 8];
+                end
+            end
+        end else begin : g_systolic
+            // operand register at the input of every tile; (i,0) loads from the
+            // west edge, (i,j) from (i,j-1); (0,j) from the north edge, (i,j) from (i-1,j)
+            reg [ROWS*COLS*8-1:0] a_q, b_q;
+            integer i, j;
+            always @(posedge clk_i) begin
+                if (rst_i) begin
+                    a_q <= {ROWS*COLS*8{1'b0}};
+                    b_q <= {ROWS*COLS*8{1'b0}};
+                end else begin
+                    for (i = 0; i < ROWS; i = i + 1)
+                        for (j = 0; j < COLS; j = j + 1) begin
+                            a_q[(i*COLS+j)*8 +: 8] <= (j == 0) ? west_i[i*8 +: 8]
+                                                               : a_q[(i*COLS+(j > 0 ? j-1 : 0))*8 +: 8];
+                            b_q[(i*COLS+j)*8 +: 8] <= (i == 0) ? north_i[j*8 +: 8]
+                                                               : b_q[((i > 0 ? i-1 : 0)*COLS+j)*8 +: 8];
+                        end
+                end
+            end
+            assign a_t = a_q;
+            assign b_t = b_q;
         end
-    end
+    endgenerate
 
     localparam integer NT = ROWS * COLS;
     wire [NT*32-1:0] prod;
-    genvar gi, gj, gp;
     generate
         if (USE_ICE40_DSP != 0) begin : g_dsp
             // tiles 2p and 2p+1 (row-major) share one DSP block
@@ -58,8 +93,8 @@ module spu_array #(
                 localparam integer T1 = (2 * gp + 1 < NT) ? 2 * gp + 1 : 2 * gp;
                 wire [15:0] p0, p1;
                 spu_mul8x2 #(.USE_ICE40_DSP(1)) u_mul (
-                    .a0_i(a_q[(2*gp)*8 +: 8]), .b0_i(b_q[(2*gp)*8 +: 8]),
-                    .a1_i(a_q[T1*8 +: 8]),     .b1_i(b_q[T1*8 +: 8]),
+                    .a0_i(a_t[(2*gp)*8 +: 8]), .b0_i(b_t[(2*gp)*8 +: 8]),
+                    .a1_i(a_t[T1*8 +: 8]),     .b1_i(b_t[T1*8 +: 8]),
                     .p0_o(p0), .p1_o(p1)
                 );
                 assign prod[(2*gp)*32 +: 32] = {{16{p0[15]}}, p0};
@@ -73,7 +108,7 @@ module spu_array #(
         end else begin : g_generic
             for (gp = 0; gp < NT; gp = gp + 1) begin : g_tile
                 spu_tile_mul u_mul (
-                    .fmt_i(fmt_i), .a_i(a_q[gp*8 +: 8]), .b_i(b_q[gp*8 +: 8]),
+                    .fmt_i(fmt_i), .a_i(a_t[gp*8 +: 8]), .b_i(b_t[gp*8 +: 8]),
                     .prod_o(prod[gp*32 +: 32])
                 );
             end

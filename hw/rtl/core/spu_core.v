@@ -24,6 +24,7 @@ module spu_core #(
     parameter integer UCODE_WORDS = 1024,
     parameter integer LOOP_DEPTH  = 4,
     parameter integer USE_ICE40_DSP = 0,   // 1: tile multipliers in SB_MAC16 pairs (UP5K)
+    parameter integer BROADCAST   = 0,     // 1: array row/column buses instead of systolic links (spu_array)
     parameter integer CNT_WIDTH   = 64     // counter width kept (32 on boards), reads zero-extended
 ) (
     input  wire        clk_i,
@@ -187,7 +188,7 @@ module spu_core #(
 
     spu_load_unit #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
-        .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)
+        .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .BROADCAST(BROADCAST)
     ) u_load (
         .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i || mm_kill),   // mm_kill: deferred range trap
         .start_i(mm_start), .a_addr_i(mm_a), .b_addr_i(mm_b),
@@ -198,7 +199,7 @@ module spu_core #(
         .west_o(west), .north_o(north)
     );
 
-    spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP)) u_array (
+    spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST)) u_array (
         .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st_q1 || run_i), .fmt_i(cfg_in),   // RUN: zero (as the model)
         .west_i(west), .north_i(north), .acc_o(accs)
     );

@@ -16,7 +16,10 @@
 // more: the last product of an mm lands in its tile at the end of the second
 // cycle after last_o, which is why the drain snapshots one cycle after `st`
 // (spu_core).
-// abort_i (RESET) stops the stream at once.
+// BROADCAST = 1 (spu_array BROADCAST): no skew lines, row i / column j get
+// byte i / j of the word as it arrives; the unit still counts the same
+// ROWS+COLS-2 cycles after the stream, so the cost is the same.
+// abort_i (RESET, or an mm whose deferred range check failed) stops the stream at once.
 `default_nettype none
 module spu_load_unit #(
     parameter integer ROWS       = 8,
@@ -24,7 +27,8 @@ module spu_load_unit #(
     parameter integer WORD_BYTES = 8,
     parameter integer SPAD_BYTES = 262144,
     parameter integer SPAD_BANKS = 4,
-    parameter integer AW         = $clog2(SPAD_BYTES)
+    parameter integer AW         = $clog2(SPAD_BYTES),
+    parameter integer BROADCAST  = 0
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -135,8 +139,8 @@ module spu_load_unit #(
     genvar g;
     generate
         for (g = 0; g < ROWS; g = g + 1) begin : g_west
-            if (g == 0) begin : g_direct
-                assign west_o[7:0] = a_word[7:0];
+            if (g == 0 || BROADCAST != 0) begin : g_direct
+                assign west_o[g*8 +: 8] = a_word[g*8 +: 8];
             end else begin : g_delay
                 reg [g*8-1:0] line_q;
                 // line_q[7:0] is the newest byte; a wider line shifts up by one byte
@@ -149,8 +153,8 @@ module spu_load_unit #(
             end
         end
         for (g = 0; g < COLS; g = g + 1) begin : g_north
-            if (g == 0) begin : g_direct
-                assign north_o[7:0] = b_word[7:0];
+            if (g == 0 || BROADCAST != 0) begin : g_direct
+                assign north_o[g*8 +: 8] = b_word[g*8 +: 8];
             end else begin : g_delay
                 reg [g*8-1:0] line_q;
                 // line_q[7:0] is the newest byte; a wider line shifts up by one byte
