@@ -184,7 +184,7 @@ template <class V> class Core : public CoreBase {
 inline std::unique_ptr<CoreBase> make_core(int which)
 {
     if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4}));
-    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 4, 256, 4}));
+    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4}));
 }
 
 // ---- instruction builders (the C encoder of host/include/spu/isa.h) ---------

@@ -431,7 +431,7 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
     auto plain = [&](uint32_t w) { p.push_back(w); ops.push_back({0, 0, 0, 0, 0}); };
     const uint32_t a0 = 0, b0 = BANK, b1 = 16 * WB;   // b1 shares bank 0 with a0
     plain(LI(1, (int32_t)a0)); plain(LI(2, (int32_t)b0)); plain(LI(5, (int32_t)b1));
-    plain(LI(3, 3)); plain(LI(6, 1)); plain(LI(4, (int32_t)(2 * BANK)));
+    plain(LI(3, 3)); plain(LI(6, 1)); plain(LI(4, (int32_t)(b0 + 32 * WB)));   // works with 2 banks
     p.push_back(MM(1, 2, 3)); ops.push_back({1, 3, a0, b0, 0});
     p.push_back(ST(4)); ops.push_back({2, 0, 0, 0, SPU_DTYPE_INT32});
     p.push_back(MM(1, 5, 6)); ops.push_back({1, 1, a0, b1, 0});

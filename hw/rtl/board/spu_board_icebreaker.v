@@ -22,7 +22,7 @@ module spu_board_icebreaker #(
     parameter integer CLK_MHZ     = 24,
     parameter integer BAUD        = 3000000,
     parameter integer SPAD_BYTES  = 8192,
-    parameter integer SPAD_BANKS  = 4,
+    parameter integer SPAD_BANKS  = 2,
     parameter integer UCODE_WORDS = 256
 ) (
     input  wire       clk12_i,

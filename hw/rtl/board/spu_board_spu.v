@@ -17,7 +17,7 @@ module spu_board_spu #(
     parameter integer CLK_MHZ       = 24,
     parameter integer BAUD          = 3000000,
     parameter integer SPAD_BYTES    = 8192,
-    parameter integer SPAD_BANKS    = 4,
+    parameter integer SPAD_BANKS    = 2,
     parameter integer UCODE_WORDS   = 256,
     parameter integer USE_ICE40_DSP = 0,   // tile multipliers as SB_MAC16 pairs (UP5K)
     parameter integer PLL_USE_PAD   = 0    // SB_PLL40_PAD (UP5K pin 35) vs SB_PLL40_CORE
@@ -68,19 +68,26 @@ module spu_board_spu #(
     );
     assign uart_tx_o = tx_line;
 
-    // ---- activity for LEDs
+    // ---- activity for LEDs: one free-running counter; a UART line that was
+    // low (a start bit) lights its LED until the end of the next 2^20-cycle
+    // period (21..43 ms at 24 MHz) -- no per-LED stretch counters
     reg [23:0] beat_q = 24'd0;
-    reg [19:0] rx_led_q = 20'd0, tx_led_q = 20'd0;
+    reg        rx_led_q = 1'b0, tx_led_q = 1'b0, rx_seen_q = 1'b0, tx_seen_q = 1'b0;
+    wire       period_end = &beat_q[19:0];
     always @(posedge clk) begin
-        beat_q   <= beat_q + 1'b1;
-        rx_led_q <= !uart_rx_i ? 20'hFFFFF : rx_led_q - {19'd0, |rx_led_q};
-        tx_led_q <= !tx_line   ? 20'hFFFFF : tx_led_q - {19'd0, |tx_led_q};
+        beat_q <= beat_q + 1'b1;
+        rx_seen_q <= period_end ? 1'b0 : (rx_seen_q || !uart_rx_i);
+        tx_seen_q <= period_end ? 1'b0 : (tx_seen_q || !tx_line);
+        if (period_end) begin
+            rx_led_q <= rx_seen_q || !uart_rx_i;
+            tx_led_q <= tx_seen_q || !tx_line;
+        end
     end
     assign rst_o       = rst;
     assign busy_o      = !idle;
     assign heartbeat_o = beat_q[23];
-    assign rx_act_o    = |rx_led_q;
-    assign tx_act_o    = |tx_led_q;
+    assign rx_act_o    = rx_led_q;
+    assign tx_act_o    = tx_led_q;
 
     wire unused_ok = &{1'b0, unused_byte_ready, unused_byte_valid, unused_byte_data};
 endmodule

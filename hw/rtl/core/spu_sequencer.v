@@ -111,7 +111,12 @@ module spu_sequencer #(
     reg [1:0]  ph_q, status_q;
     reg [7:0]  trap_q;
     reg [31:0] pc_q, wd_q;
-    reg [31:0] sa_q, sb_q, sc_q;
+    // strides kept in SW = AW+2 bits: a stride of 2^(AW+1) or more (out of
+    // range times any n >= 1, like every value that large in spu_range_check)
+    // is kept as its low bits plus a "big" top bit and given to the range
+    // checks as all ones -- the same verdicts, 3 x (30 - AW) flip-flops fewer
+    localparam integer SW = AW + 2;
+    reg [SW-1:0] sa_q, sb_q, sc_q;
     reg [3:0]  cin_q, cout_q;
     reg [4:0]  shift_q;
     reg [1:0]  round_q;
@@ -146,14 +151,22 @@ module spu_sequencer #(
     assign dbg_value_o = ra;
 
     // ---- address checks of mm and st -------------------------------------------
+    function [SW-1:0] stride_keep;        // register value -> kept stride
+        input [31:0] v;
+        stride_keep = {|v[31:SW-1], v[SW-2:0]};
+    endfunction
+    function [31:0] stride32;             // kept stride -> range-check operand
+        input [SW-1:0] k;
+        stride32 = k[SW-1] ? 32'hFFFFFFFF : {{(33-SW){1'b0}}, k[SW-2:0]};
+    endfunction
     wire mm_bad_a, mm_bad_b, st_bad;
     wire out32 = (cout_q == DT_INT32);
     spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_a (
-        .base_i(ra), .n_i(rc - 32'd1), .stride_i(sa_q), .span_i(ROWS16), .bad_o(mm_bad_a));
+        .base_i(ra), .n_i(rc - 32'd1), .stride_i(stride32(sa_q)), .span_i(ROWS16), .bad_o(mm_bad_a));
     spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_b (
-        .base_i(rb), .n_i(rc - 32'd1), .stride_i(sb_q), .span_i(COLS16), .bad_o(mm_bad_b));
+        .base_i(rb), .n_i(rc - 32'd1), .stride_i(stride32(sb_q)), .span_i(COLS16), .bad_o(mm_bad_b));
     spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_c (
-        .base_i(ra), .n_i(RM1), .stride_i(sc_q), .span_i(out32 ? COLS16X4 : COLS16),
+        .base_i(ra), .n_i(RM1), .stride_i(stride32(sc_q)), .span_i(out32 ? COLS16X4 : COLS16),
         .bad_o(st_bad));
     wire mm_mis = (ra[OFF-1:0] != 0) || (rb[OFF-1:0] != 0) ||
                   (sa_q[OFF-1:0] != 0) || (sb_q[OFF-1:0] != 0);
@@ -323,7 +336,7 @@ module spu_sequencer #(
             trap_q   <= TRAP_NONE;
             pc_q     <= 32'd0;
             wd_q     <= 32'd0;
-            sa_q <= WB32; sb_q <= WB32; sc_q <= SC32;
+            sa_q <= stride_keep(WB32); sb_q <= stride_keep(WB32); sc_q <= stride_keep(SC32);
             cin_q   <= CFG_IN_DEFAULT[3:0];
             cout_q  <= CFG_OUT_DEFAULT[3:0];
             shift_q <= CFG_SHIFT_DEFAULT[4:0];
@@ -338,7 +351,7 @@ module spu_sequencer #(
             trap_q   <= TRAP_NONE;
             pc_q     <= run_pc_i;
             wd_q     <= run_watchdog_i;
-            sa_q <= WB32; sb_q <= WB32; sc_q <= SC32;
+            sa_q <= stride_keep(WB32); sb_q <= stride_keep(WB32); sc_q <= stride_keep(SC32);
             cin_q   <= CFG_IN_DEFAULT[3:0];
             cout_q  <= CFG_OUT_DEFAULT[3:0];
             shift_q <= CFG_SHIFT_DEFAULT[4:0];
@@ -353,7 +366,9 @@ module spu_sequencer #(
                 round_q <= imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
                 relu_q  <= imm22u[CFG_RELU_LSB];
             end
-            if (advance && op == OP_STRIDE) begin sa_q <= ra; sb_q <= rb; sc_q <= rc; end
+            if (advance && op == OP_STRIDE) begin
+                sa_q <= stride_keep(ra); sb_q <= stride_keep(rb); sc_q <= stride_keep(rc);
+            end
             case (ph_q)
                 P_FETCH: begin
                     if (wd_hit) begin
