@@ -24,42 +24,38 @@ module spu_loop_stack #(
     output wire [31:0]   count_o
 );
     localparam integer SPW = $clog2(DEPTH + 1);     // stack pointer 0..DEPTH
-    localparam integer IW  = (DEPTH > 1) ? $clog2(DEPTH) : 1;
     localparam [SPW-1:0] DEPTH_N = DEPTH[SPW-1:0];
+    localparam integer EW = 2 * PW + 32;            // one entry: {start, end, count}
 
-    reg [PW-1:0]  start_q [0:DEPTH-1];
-    reg [PW-1:0]  end_q   [0:DEPTH-1];
-    reg [31:0]    count_q [0:DEPTH-1];
-    reg [SPW-1:0] sp_q;                  // number of entries
-    integer e;
-
-    wire [SPW-1:0] top_sp = sp_q - {{(SPW-1){1'b0}}, 1'b1};
-    wire [IW-1:0]  top    = top_sp[IW-1:0];
-    wire [IW-1:0]  nxt    = sp_q[IW-1:0];
+    // A shift stack: entry 0 is the top, so the outputs need no read mux, and
+    // every entry bit has its own select LUT in front of its flip-flop (push
+    // takes the entry above, pop the one below) -- on the iCE40 the LUT and
+    // the flip-flop share one logic cell.
+    reg [DEPTH*EW-1:0] e_q;
+    reg [SPW-1:0]      sp_q;                 // number of entries
+    wire [EW-1:0]      top = e_q[EW-1:0];
+    wire [31:0]        top_dec = top[31:0] - 32'd1;
+    wire [DEPTH*EW-1:0] pushed = {e_q[(DEPTH-1)*EW-1:0], push_start_i, push_end_i, push_count_i};
+    wire [DEPTH*EW-1:0] popped = {{EW{1'b0}}, e_q[DEPTH*EW-1:EW]};
 
     assign empty_o = (sp_q == {SPW{1'b0}});
     assign full_o  = (sp_q == DEPTH_N);
-    assign start_o = start_q[top];
-    assign end_o   = end_q[top];
-    assign count_o = count_q[top];
+    assign start_o = top[EW-1 -: PW];
+    assign end_o   = top[PW+31 -: PW];
+    assign count_o = top[31:0];
 
     always @(posedge clk_i) begin
         if (rst_i || clear_i) begin
             sp_q <= {SPW{1'b0}};
-            for (e = 0; e < DEPTH; e = e + 1) begin
-                start_q[e] <= {PW{1'b0}};
-                end_q[e]   <= {PW{1'b0}};
-                count_q[e] <= 32'd0;
-            end
+            e_q  <= {DEPTH*EW{1'b0}};
         end else if (push_i) begin
-            start_q[nxt] <= push_start_i;
-            end_q[nxt]   <= push_end_i;
-            count_q[nxt] <= push_count_i;
-            sp_q          <= sp_q + {{(SPW-1){1'b0}}, 1'b1};
+            e_q  <= pushed;
+            sp_q <= sp_q + {{(SPW-1){1'b0}}, 1'b1};
         end else if (pop_i) begin
-            sp_q <= top_sp;
+            e_q  <= popped;
+            sp_q <= sp_q - {{(SPW-1){1'b0}}, 1'b1};
         end else if (dec_i) begin
-            count_q[top] <= count_q[top] - 32'd1;
+            e_q[31:0] <= top_dec;
         end
     end
 endmodule
