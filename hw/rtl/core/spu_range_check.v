@@ -36,7 +36,14 @@ module spu_range_check #(
     wire [SW-1:0] last = {{(SW-NW){1'b0}}, base_i[NW-1:0]} + {{(SW-NW){1'b0}}, prod[NW-1:0]}
                        + {{(SW-16){1'b0}}, span_i};
 
+    // last > LIMIT; for a power of two 2^L (every configuration): a bit above
+    // L, or bit L and any bit below -- plain logic instead of a carry chain
+    localparam integer L = $clog2(LIMIT);
+    wire last_over = ((LIMIT & (LIMIT - 1)) == 0)
+                   ? ((|last[SW-1:L+1]) || (last[L] && (|last[L-1:0])))
+                   : ({{(32-SW){1'b0}}, last} > LIMIT32);
+
     assign bad_o = (n_big && (stride_i != 32'd0)) || (s_big && (n_i != 32'd0))
-                || base_big || prod_big || ({{(32-SW){1'b0}}, last} > LIMIT32);
+                || base_big || prod_big || last_over;
 endmodule
 `default_nettype wire

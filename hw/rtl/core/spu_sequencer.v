@@ -180,6 +180,7 @@ module spu_sequencer #(
     wire        ls_empty, ls_full;
     wire [PW-1:0] ls_start, ls_end;
     wire [31:0] ls_count;
+    wire        unused_ls_count0 = ls_count[0];   // only count > 1 is asked
     reg         ls_push, ls_pop, ls_dec;
     wire [PW-1:0] seq_pc = {1'b0, pc_q[UAW-1:0]} + {{(PW-1){1'b0}}, 1'b1};
     wire        imm_hi   = (imm18u[17:PW] != {(18-PW){1'b0}});
@@ -305,7 +306,7 @@ module spu_sequencer #(
         ls_dec  = 1'b0;
         npc     = tgt;
         if (is_seq && !ls_empty && seq_pc == ls_end) begin
-            if (ls_count > 32'd1) begin
+            if (ls_count[31:1] != 31'd0) begin              // count > 1 (no carry chain)
                 ls_dec = advance;
                 npc    = {{(32-PW){1'b0}}, ls_start};
             end else begin
@@ -326,7 +327,9 @@ module spu_sequencer #(
 
     // ---- fetch checks --------------------------------------------------------------
     wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
-    wire pc_bad = (pc_q >= UW32);
+    // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
+    wire pc_bad = ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) ? (pc_q[31:UAW] != {(32-UAW){1'b0}})
+                                                           : (pc_q >= UW32);
 
     // ---- state update --------------------------------------------------------------
     always @(posedge clk_i) begin
