@@ -25,7 +25,8 @@ module spu_top #(
     parameter [31:0]  RTL_VERSION  = 32'h00000100,   // major<<16 | minor<<8 | patch
     parameter integer USE_ICE40_DSP = 0,              // 1: int8 tile multipliers in SB_MAC16 (UP5K)
     parameter integer BROADCAST     = 0,              // 1: array row/column buses (spu_array; the boards)
-    parameter integer CNT_WIDTH    = 64               // counters kept in 32..64 bits (boards: 32)
+    parameter integer CNT_WIDTH    = 64,              // counters kept in 32..64 bits (boards: 32)
+    parameter integer CNT_RAM      = 0                // 1: counters 1..8 in an EBR (boards; spu_counters)
 ) (
     input  wire       clk_i,
     input  wire       rst_i,
@@ -124,7 +125,7 @@ module spu_top #(
     spu_core #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH),
-        .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH)
+        .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM)
     ) u_core (
         .clk_i(clk_i), .rst_i(rst_i),
         .spad_req_valid_i(spad_req_valid), .spad_req_ready_o(spad_req_ready),

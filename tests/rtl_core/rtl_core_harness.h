@@ -96,11 +96,28 @@ class CoreBase {
         return n;
     }
     void stop() { in().stop_i = 1; tick(); in().stop_i = 0; tick(); }
+    // pieces of the above for tests that act while a kernel runs
+    void start_run(uint32_t pc = 0, uint32_t watchdog = 0)
+    {
+        in().run_i = 1; in().run_pc_i = pc; in().run_watchdog_i = watchdog;
+        tick();
+        in().run_i = 0;
+    }
+    void set_link(bool rx, bool tx) { in().link_rx_byte_i = rx; in().link_tx_byte_i = tx; }
+    void set_cnt_sel(unsigned id) { in().cnt_sel_i = (uint8_t)id; }
+    bool cnt_fresh() { return out_fresh(); }
+    uint64_t cnt_value() { return out_cnt(); }
+    // COUNTERS path: select, then wait for cnt_fresh_o as the command engine
+    // does (1 cycle with the flip-flop store, up to ~20 with the EBR store);
+    // the value is the one the core loaded, not re-read after fresh
     uint64_t counter(unsigned id)
     {
         in().cnt_sel_i = (uint8_t)id;
-        tick();
-        return out_cnt();
+        for (int i = 0;; i++) {
+            tick();
+            if (out_fresh()) return out_cnt();
+            if (i > 64) throw std::runtime_error("counter read never fresh");
+        }
     }
 
     virtual int state() = 0;
@@ -118,6 +135,7 @@ class CoreBase {
     virtual bool rsp_valid() = 0;
     virtual uint8_t rsp_data() = 0;
     virtual uint64_t out_cnt() = 0;
+    virtual bool out_fresh() = 0;
     void wait_ready()
     {
         for (int i = 0; !ready(); i++) {
@@ -174,6 +192,7 @@ template <class V> class Core : public CoreBase {
     bool rsp_valid() override { return m_->spad_rsp_valid_o; }
     uint8_t rsp_data() override { return m_->spad_rsp_rdata_o; }
     uint64_t out_cnt() override { return m_->cnt_value_o; }
+    bool out_fresh() override { return m_->cnt_fresh_o; }
 
   private:
     Geom g_;

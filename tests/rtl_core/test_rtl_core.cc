@@ -555,3 +555,239 @@ INSTANTIATE_TEST_SUITE_P(Geometry, RtlCore, ::testing::Values(8, 4),
                          });
 
 }  // namespace
+
+// ---- counter reads (the EBR counter store of the 4x4 build) ------------------
+namespace {
+
+class RtlCnt : public RtlCore {
+  protected:
+    // rA = cnt id; rC = rC * 3 + rA (a checksum of every read, compared with
+    // the model through the registers)
+    static void cnt_sum(std::vector<uint32_t> &p, unsigned id, unsigned a = 12)
+    {
+        p.push_back(CNT(a, (int32_t)id));
+        p.push_back(ADD(15, 15, 15));
+        p.push_back(ADD(15, 15, a));
+    }
+    std::vector<uint8_t> mem() const
+    {
+        std::vector<uint8_t> m(4096);
+        for (size_t i = 0; i < m.size(); i++) m[i] = (uint8_t)(i * 7 + 3);
+        return m;
+    }
+};
+
+// `cnt` of every counter in tight sequences, right after RUN, in loops, after a
+// st with a long drain, after drain and bank stalls and a mul, against the model.
+TEST_P(RtlCnt, CntEverywhereMatchesModel)
+{
+    const unsigned ids = SPU_CNT_LINK_TX + 1;
+    // right after RUN: each counter as the first instruction, and back to back
+    for (unsigned id = 0; id < ids; id++) {
+        std::vector<uint32_t> p = {CNT(1, (int32_t)id), CNT(2, (int32_t)id), CNT(3, (int32_t)((id + 1) % ids)),
+                                   HALT()};
+        differential(p, mem(), {}, 0, 0, ("first cnt " + std::to_string(id)).c_str());
+        if (HasFatalFailure()) return;
+    }
+    // all ids back to back, twice, into different registers
+    {
+        std::vector<uint32_t> p;
+        for (unsigned k = 0; k < 2; k++)
+            for (unsigned id = 0; id < ids; id++) p.push_back(CNT(1 + (id + k) % 14, (int32_t)id));
+        p.push_back(HALT());
+        differential(p, mem(), {}, 0, 0, "tight");
+        if (HasFatalFailure()) return;
+    }
+    // st with a long drain, then reads during the drain, st waiting (stall),
+    // sync, bank conflicts, mul, all in a loop with zero-overhead back edges
+    for (unsigned variant = 0; variant < 4; variant++) {
+        std::vector<uint32_t> p = {LI(1, 0), LI(2, (int32_t)(WB * 16)), LI(3, (int32_t)(BANK + 1024)), LI(4, 2048),
+                                   LI(7, 5), LI(8, (int32_t)(3 + variant * 7)), LI(15, 0), LI(9, 7)};
+        uint32_t loop_at = (uint32_t)p.size();
+        p.push_back(LOOP(8, 0));   // end patched below
+        p.push_back(MM(1, variant & 1 ? 3 : 2, 7));   // same bank when variant is odd (B = BANK)
+        for (unsigned id = 0; id < ids; id++) cnt_sum(p, (id + variant) % ids);
+        p.push_back(ST(4));
+        cnt_sum(p, SPU_CNT_DRAIN_BUSY);
+        cnt_sum(p, SPU_CNT_CYCLES);
+        p.push_back(ST(4));                           // waits for the first drain
+        cnt_sum(p, SPU_CNT_STALL_DRAIN);
+        cnt_sum(p, SPU_CNT_DRAIN_BUSY);
+        p.push_back(MUL(13, 9, 7));
+        cnt_sum(p, SPU_CNT_CYCLES);
+        cnt_sum(p, SPU_CNT_INSTRET);
+        if (variant >= 2) p.push_back(SYNC());
+        cnt_sum(p, SPU_CNT_STALL_BANK);
+        cnt_sum(p, SPU_CNT_MAC_ACTIVE);
+        p.push_back(CNT(14, SPU_CNT_MM_CYCLES));       // last instruction of the body
+        uint32_t end = (uint32_t)p.size();
+        p[loop_at] = LOOP(8, (int32_t)end);
+        for (unsigned id = 0; id < ids; id++) p.push_back(CNT(1 + id, (int32_t)id));
+        p.push_back(HALT());
+        differential(p, mem(), {}, 4096, 0, ("loop variant " + std::to_string(variant)).c_str());
+        if (HasFatalFailure()) {
+            spu_disasm(p.data(), p.size(), stderr, 1);
+            return;
+        }
+    }
+}
+
+// random cnt-heavy programs (every id, loops up to 40 iterations) against the model
+TEST_P(RtlCnt, RandomCntHeavyProgramsMatchModel)
+{
+    std::mt19937 rng(777 + GetParam());
+    auto rnd = [&](uint32_t n) { return (uint32_t)(rng() % n); };
+    for (int iter = 0; iter < 40; iter++) {
+        std::vector<uint32_t> p = {LI(1, 0), LI(2, (int32_t)(WB * 8)), LI(3, (int32_t)(BANK + 1024)), LI(4, 2048),
+                                   LI(5, 2560), LI(7, (int32_t)rnd(9)), LI(15, 0), LI(9, 3)};
+        auto op = [&]() {
+            switch (rnd(9)) {
+            case 0: p.push_back(MM(1 + rnd(3), 1 + rnd(3), 7)); break;
+            case 1: p.push_back(ST(4 + rnd(2))); break;
+            case 2: p.push_back(SYNC()); break;
+            case 3: p.push_back(MUL(13, 9, 7)); break;
+            case 4: p.push_back(CFG(rnd(2), 0, 0, 0)); break;
+            case 5: p.push_back(NOP()); break;
+            default: cnt_sum(p, rnd(SPU_CNT_LINK_TX + 1), 12 + rnd(2)); break;
+            }
+        };
+        int n = 4 + (int)rnd(12);
+        for (int i = 0; i < n; i++) {
+            if (rnd(4) == 0) {
+                p.push_back(LI(10, (int32_t)rnd(40)));
+                uint32_t at = (uint32_t)p.size();
+                p.push_back(NOP());
+                int len = 1 + (int)rnd(5);
+                for (int j = 0; j < len; j++) op();
+                p[at] = LOOP(10, (int32_t)p.size());
+            } else {
+                op();
+            }
+        }
+        p.push_back(HALT());
+        differential(p, mem(), {}, 0, rnd(5) == 0 ? 100 + rnd(2000) : 0,
+                     ("cnt program " + std::to_string(iter)).c_str());
+        if (HasFatalFailure()) {
+            spu_disasm(p.data(), p.size(), stderr, 1);
+            return;
+        }
+    }
+}
+
+// link counters pulsed in every cycle (the highest event rate) while `cnt`
+// reads them: LINK_RX - CYCLES read one instruction apart stays constant.
+TEST_P(RtlCnt, LinkCountersAtFullRateStayExact)
+{
+    // r5 = first difference; r6 = 1 once a later difference differs
+    std::vector<uint32_t> p = {LI(6, 0), LI(8, 60), LI(1, 0), LI(2, (int32_t)WB * 4), LI(7, 3),
+                               CNT(11, SPU_CNT_CYCLES), CNT(12, SPU_CNT_LINK_RX), SUB(5, 12, 11)};
+    uint32_t loop_at = (uint32_t)p.size();
+    p.push_back(NOP());
+    p.push_back(CNT(11, SPU_CNT_CYCLES));
+    p.push_back(CNT(12, SPU_CNT_LINK_RX));
+    p.push_back(SUB(13, 12, 11));
+    p.push_back(BNE(13, 5, 0));   // patched: to the bad halt
+    p.push_back(CNT(11, SPU_CNT_CYCLES));
+    p.push_back(CNT(12, SPU_CNT_LINK_TX));
+    p.push_back(SUB(13, 12, 11));
+    p.push_back(BNE(13, 5, 0));
+    p.push_back(MM(1, 2, 7));
+    p.push_back(CNT(14, SPU_CNT_LINK_TX));
+    uint32_t end = (uint32_t)p.size();
+    p[loop_at] = LOOP(8, (int32_t)end);
+    p.push_back(HALT());
+    uint32_t bad = (uint32_t)p.size();
+    p.push_back(HALT());
+    p[loop_at + 4] = BNE(13, 5, (int32_t)bad);
+    p[loop_at + 8] = BNE(13, 5, (int32_t)bad);
+    core->load_ucode(p);
+    core->set_link(true, true);
+    core->start_run();
+    uint64_t n = 0;
+    while (core->state() == SPU_STATE_RUNNING && n < 100000) { core->tick(); n++; }
+    core->set_link(false, false);
+    ASSERT_EQ(core->state(), SPU_STATE_HALTED);
+    EXPECT_EQ(core->pc(), bad - 1) << "a LINK_RX/TX - CYCLES difference changed";
+    // the link counters count since reset: RX == TX, and equal to the ticks pulsed
+    uint64_t rx = core->counter(SPU_CNT_LINK_RX), tx = core->counter(SPU_CNT_LINK_TX);
+    EXPECT_EQ(rx, tx);
+    EXPECT_EQ(rx, n + 1);
+}
+
+// the host path (cnt_sel/cnt_value/cnt_fresh) while a kernel runs and after it:
+// fresh values never go backwards, LINK_RX lies between the pulses counted 40
+// cycles before it was selected (re-selecting the same id is fresh at once with
+// a value up to one refresh round old; a `cnt` delays a load) and now, and after the halt every counter equals the model.
+TEST_P(RtlCnt, HostReadsWhileAndAfterRunning)
+{
+    std::vector<uint32_t> p = {LI(1, 0), LI(2, (int32_t)WB * 4), LI(4, 2048), LI(7, 5), LI(8, 30), LI(9, 3)};
+    p.push_back(LOOP(8, (int32_t)p.size() + 6));
+    p.push_back(MM(1, 2, 7));
+    p.push_back(ST(4));
+    p.push_back(MUL(13, 9, 9));
+    p.push_back(CNT(12, SPU_CNT_DRAIN_BUSY));
+    p.push_back(SYNC());
+    p.push_back(CNT(12, SPU_CNT_STALL_DRAIN));
+    p.push_back(HALT());
+    spu_model *m = new_model();
+    ASSERT_EQ(spu_model_load_ucode(m, 0, p.data(), p.size()), 0);
+    spu_model_run(m, 0, 0);
+    spu_counters_t c;
+    spu_model_counters(m, &c);
+    spu_model_free(m);
+
+    core->load_ucode(p);
+    uint64_t rx_before = core->counter(SPU_CNT_LINK_RX);
+    core->start_run();
+    std::mt19937 rng(99 + GetParam());
+    std::vector<uint64_t> last(SPU_CNT_LINK_TX + 1, 0);
+    uint64_t pulses = rx_before, reads = 0;
+    unsigned id = 0;
+    std::vector<uint64_t> hist;   // pulses before each tick
+    uint64_t sel_pulses = pulses;
+    bool waiting = false;
+    for (int guard = 0; core->state() == SPU_STATE_RUNNING && guard < 200000; guard++) {
+        if (!waiting) {
+            id = (unsigned)(rng() % (SPU_CNT_LINK_TX + 1));
+            core->set_cnt_sel(id);
+            sel_pulses = hist.size() < 40 ? rx_before : hist[hist.size() - 40];
+            waiting = true;
+        }
+        bool rx = (rng() % 3) != 0;
+        core->set_link(rx, false);
+        hist.push_back(pulses);
+        core->tick();
+        if (rx) pulses++;
+        if (waiting && core->cnt_fresh()) {
+            uint64_t v = core->cnt_value();
+            EXPECT_GE(v, last[id]) << "counter " << id << " went backwards";
+            last[id] = v;
+            if (id == SPU_CNT_LINK_RX) {
+                EXPECT_GE(v, sel_pulses);
+                EXPECT_LE(v, pulses);
+            }
+            waiting = false;
+            reads++;
+        }
+    }
+    core->set_link(false, false);
+    ASSERT_EQ(core->state(), SPU_STATE_HALTED);
+    EXPECT_GT(reads, 20u);
+    for (int i = 0; i <= SPU_CNT_DRAIN_BUSY; i++) {
+        EXPECT_GE(c.v[i], last[i]) << "counter " << i;
+        EXPECT_EQ(core->counter(i), c.v[i]) << "counter " << i;
+    }
+    EXPECT_EQ(core->counter(SPU_CNT_LINK_RX), pulses);
+    EXPECT_EQ(core->counter(SPU_CNT_LINK_TX), 0u);
+    // the same counters again, in reverse order, a while later
+    for (int k = 0; k < 50; k++) core->tick();
+    for (int i = SPU_CNT_DRAIN_BUSY; i >= 0; i--) EXPECT_EQ(core->counter(i), c.v[i]) << "counter " << i;
+    EXPECT_EQ(core->counter(15), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometry, RtlCnt, ::testing::Values(8, 4),
+                         [](const ::testing::TestParamInfo<int> &i) {
+                             return i.param == 8 ? std::string("g8x8") : std::string("g4x4");
+                         });
+
+}  // namespace

@@ -57,7 +57,7 @@ module spu_board_spu #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LINK("uart"), .CLKS_PER_BIT(CLKS_PER_BIT),
         .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
-        .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32)
+        .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1)
     ) u_spu (
         .clk_i(clk), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),

@@ -25,7 +25,8 @@ module spu_core #(
     parameter integer LOOP_DEPTH  = 4,
     parameter integer USE_ICE40_DSP = 0,   // 1: tile multipliers in SB_MAC16 pairs (UP5K)
     parameter integer BROADCAST   = 0,     // 1: array row/column buses instead of systolic links (spu_array)
-    parameter integer CNT_WIDTH   = 64     // counter width kept (32 on boards), reads zero-extended
+    parameter integer CNT_WIDTH   = 64,    // counter width kept (32 on boards), reads zero-extended
+    parameter integer CNT_RAM     = 0      // 1: counters 1..8 in an EBR (boards), spu_counters
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -55,7 +56,8 @@ module spu_core #(
     output wire [7:0]  trap_o,             // TRAP_*
     output wire [31:0] pc_o,               // pc of halt / trap / current
     // performance counters (COUNTERS command): registered read, 1-cycle latency,
-    // 2 when the sequencer's `cnt` uses the shared read mux (cnt_fresh_o)
+    // 2 when the sequencer's `cnt` uses the shared read mux; CNT_RAM = 1: up to
+    // about 20 cycles (wait for cnt_fresh_o)
     input  wire [3:0]  cnt_sel_i,          // CNT_* id
     output wire [63:0] cnt_value_o,
     output wire        cnt_fresh_o,         // cnt_value_o is counter cnt_sel_i
@@ -213,7 +215,9 @@ module spu_core #(
     );
 
     // ---- performance counters -------------------------------------------------------------
-    spu_counters #(.CNT_WIDTH(CNT_WIDTH)) u_cnt (
+    // DRAIN_MAX: the longest drain (int32 out) of spu_drain_unit
+    localparam integer DRAIN_MAX = ROWS * ((COLS * 4 + WORD_BYTES - 1) / WORD_BYTES);
+    spu_counters #(.CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM), .DRAIN_MAX(DRAIN_MAX)) u_cnt (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(cnt_clear),
         .cycles_add_i(ev_cycles), .instret_i(ev_instret), .mac_active_i(mm_step && !mm_kill),
         .mm_cycle_i(ev_mm), .stall_bank_i(mm_stall && !mm_kill), .stall_drain_i(ev_stall_drain),
