@@ -217,11 +217,32 @@ module spu_core #(
     // ---- performance counters -------------------------------------------------------------
     // DRAIN_MAX: the longest drain (int32 out) of spu_drain_unit
     localparam integer DRAIN_MAX = ROWS * ((COLS * 4 + WORD_BYTES - 1) / WORD_BYTES);
+    // Events of counters 1..6 reach the counters one cycle late (a register
+    // stage for timing: the sequencer's EXEC decision no longer runs into the
+    // counter adders). Exact wherever the ISA looks: they come from EXEC/MM
+    // cycles, and a `cnt` reads in EXEC after its own FETCH cycle, by which
+    // time the last of them is in; the host reads after the run. CYCLES stays
+    // direct (the watchdog compares it in FETCH); LINK_* come from the link.
+    reg        ev_instret_q, ev_mac_q, ev_mm_q, ev_bank_q, ev_sdrain_q;
+    reg [15:0] drain_add_q;
+    always @(posedge clk_i) begin
+        if (rst_i || cnt_clear) begin
+            ev_instret_q <= 1'b0; ev_mac_q <= 1'b0; ev_mm_q <= 1'b0;
+            ev_bank_q <= 1'b0; ev_sdrain_q <= 1'b0; drain_add_q <= 16'd0;
+        end else begin
+            ev_instret_q <= ev_instret;
+            ev_mac_q     <= mm_step && !mm_kill;
+            ev_mm_q      <= ev_mm;
+            ev_bank_q    <= mm_stall && !mm_kill;
+            ev_sdrain_q  <= ev_stall_drain;
+            drain_add_q  <= drain_add;
+        end
+    end
     spu_counters #(.CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM), .DRAIN_MAX(DRAIN_MAX)) u_cnt (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(cnt_clear),
-        .cycles_add_i(ev_cycles), .instret_i(ev_instret), .mac_active_i(mm_step && !mm_kill),
-        .mm_cycle_i(ev_mm), .stall_bank_i(mm_stall && !mm_kill), .stall_drain_i(ev_stall_drain),
-        .drain_add_i(drain_add), .link_rx_i(link_rx_byte_i), .link_tx_i(link_tx_byte_i),
+        .cycles_add_i(ev_cycles), .instret_i(ev_instret_q), .mac_active_i(ev_mac_q),
+        .mm_cycle_i(ev_mm_q), .stall_bank_i(ev_bank_q), .stall_drain_i(ev_sdrain_q),
+        .drain_add_i(drain_add_q), .link_rx_i(link_rx_byte_i), .link_tx_i(link_tx_byte_i),
         .host_sel_i(cnt_sel_i), .host_value_o(cnt_value_o), .host_fresh_o(cnt_fresh_o),
         .seq_use_i(seq_cnt_use), .seq_fetch_i(seq_cnt_fetch),
         .seq_sel_i(seq_cnt_sel), .seq_value_o(seq_cnt_val), .cycles_o(cycles)
