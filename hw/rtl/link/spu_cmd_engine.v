@@ -112,6 +112,8 @@ module spu_cmd_engine #(
     localparam [15:0]  READ_MAX = P_RMAX[15:0];
     localparam [10:0]  LEN_INIT = 11'h7FA;                  // -6: type, seq, crc32
 
+    // E_CHK: the frame's length/address checks are registered for E_EXEC (timing)
+    localparam [2:0] E_CHK = 3'd6;
     localparam [2:0] E_RX = 3'd0, E_EXEC = 3'd1, E_ACT = 3'd2, E_HDR = 3'd3,
                      E_BODY = 3'd4, E_CRC = 3'd5;
 
@@ -251,13 +253,20 @@ module spu_cmd_engine #(
     wire       retry = is_ctl && ctl_valid_q && (ctl_run_q == (cmd == CMD_RUN)) &&
                        (ctl_seq_q == seq);
 
+    reg run_d, stop_d;
+    reg known_q, len_ok_q, addr_ok_q;      // the checks, registered in E_CHK
+    always @(posedge clk_i) begin
+        known_q   <= known;
+        len_ok_q  <= len_ok;
+        addr_ok_q <= addr_ok;
+    end
     reg [2:0] status_d;
     always @* begin
-        if (!known)                    status_d = ST_BAD_CMD[2:0];
-        else if (!len_ok)              status_d = ST_BAD_LEN[2:0];
+        if (!known_q)                  status_d = ST_BAD_CMD[2:0];
+        else if (!len_ok_q)            status_d = ST_BAD_LEN[2:0];
         else if (retry)                status_d = ST_OK[2:0];
         else if (uses_core && running) status_d = ST_BUSY[2:0];
-        else if (!addr_ok)             status_d = ST_BAD_ADDR[2:0];
+        else if (!addr_ok_q)           status_d = ST_BAD_ADDR[2:0];
         else                           status_d = ST_OK[2:0];
     end
 
@@ -367,20 +376,24 @@ module spu_cmd_engine #(
         arg_we_o      = 1'b0;
         arg_idx_o     = cnt_q[4:2] + 3'd1;
         arg_wdata_o   = {rbuf_q, word_q};
-        run_o  = 1'b0;
-        stop_o = 1'b0;
+        run_d  = 1'b0;
+        stop_d = 1'b0;
         case (st_q)
             E_RX: begin
                 if (dec_close) begin
                     crc_clear = 1'b1;
                     if (frame_ok) begin
-                        st_d  = E_EXEC;
+                        st_d  = E_CHK;
                         cnt_d = (cmd == CMD_READ) ? rlen[10:0] : len_q;
                     end else
                         len_d = LEN_INIT;
                 end else if (dec_byte && len_q != PMAX) begin
                     len_d = len_q + 11'd1;
                 end
+            end
+            E_CHK: begin
+                crc_clear = 1'b1;
+                st_d      = E_EXEC;
             end
             E_EXEC: begin
                 crc_clear = 1'b1;
@@ -391,8 +404,8 @@ module spu_cmd_engine #(
                 if (status_d == ST_OK[2:0] && !retry) begin
                     if (cmd == CMD_WRITE || cmd == CMD_UCODE || cmd == CMD_ARGS)
                         st_d = E_ACT;
-                    run_o  = (cmd == CMD_RUN);
-                    stop_o = (cmd == CMD_RESET);
+                    run_d  = (cmd == CMD_RUN);
+                    stop_d = (cmd == CMD_RESET);
                 end
             end
             // ---- move payload bytes into the core: sub 0 read the ring, 1 use
@@ -565,7 +578,18 @@ module spu_cmd_engine #(
         end
     end
 
-    assign idle_o = in_rx && enc_idle && !rx_valid_i && !running;
+    // run/stop leave through registers (timing: they reset much of the core)
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            run_o  <= 1'b0;
+            stop_o <= 1'b0;
+        end else begin
+            run_o  <= run_d;
+            stop_o <= stop_d;
+        end
+    end
+
+    assign idle_o = in_rx && enc_idle && !rx_valid_i && !running && !run_o && !stop_o;
 
     wire unused_ok = &{1'b0, crc_reg[31:8], rlen[15:11], cnt_inc[10:3]};
 endmodule
