@@ -67,9 +67,18 @@ module spu_drain_unit #(
     reg [4:0]              shift_q;
     reg [1:0]              round_q;
 
-    assign busy_o = (rem_q != {RW{1'b0}});
+    wire   writing = (rem_q != {RW{1'b0}});   // a word is formed this cycle
     assign free_o = (rem_q <= {{(RW-2){1'b0}}, 2'd2});
-    assign we_o   = busy_o;
+    // the word leaves through a register (timing: requantizer -> EBR); the
+    // scratchpad write is one cycle after the word is formed, which the
+    // one-cycle-late swap already allows for (spu_core): an mm after the
+    // waiting sync/halt reads two cycles after the last write at the earliest
+    reg                    we_q;
+    reg [AW-OFF-1:0]       waddr_q;
+    reg [WORD_BYTES*8-1:0] wdata_q;
+    reg [WORD_BYTES-1:0]   wbe_q;
+    assign busy_o = writing || we_q;
+    assign we_o   = we_q;
 
     wire [RBITS-1:0] front = shadow_q[RBITS-1:0];
     wire row_done = !is32_q || (chunk_q == CH_LAST);
@@ -91,7 +100,7 @@ module spu_drain_unit #(
             relu_q  <= relu_i;
             shift_q <= shift_i;
             round_q <= round_i;
-        end else if (busy_o) begin
+        end else if (writing) begin
             rem_q <= rem_q - {{(RW-1){1'b0}}, 1'b1};
             if (row_done) begin
                 chunk_q <= {CHW{1'b0}};
@@ -106,7 +115,7 @@ module spu_drain_unit #(
         if (load_i) begin
             shadow_q <= acc_i;
             stride_q <= stride_i[AW-1:OFF];
-        end else if (busy_o && row_done) begin
+        end else if (writing && row_done) begin
             shadow_q <= {{RBITS{1'b0}}, shadow_q[ROWS*COLS*32-1:RBITS]};
         end
     end
@@ -147,9 +156,16 @@ module spu_drain_unit #(
         end
     end
 
-    assign wdata_o = wdata;
-    assign wbe_o   = wbe;
-    assign waddr_o = row_q + {{(AW-OFF-CHW){1'b0}}, chunk_q};
+    always @(posedge clk_i) begin
+        if (rst_i) we_q <= 1'b0;
+        else       we_q <= writing;
+        waddr_q <= row_q + {{(AW-OFF-CHW){1'b0}}, chunk_q};
+        wdata_q <= wdata;
+        wbe_q   <= wbe;
+    end
+    assign wdata_o = wdata_q;
+    assign wbe_o   = wbe_q;
+    assign waddr_o = waddr_q;
     wire [2*OFF-1:0] unused_low = {base_i[OFF-1:0], stride_i[OFF-1:0]};   // aligned: zero
 endmodule
 `default_nettype wire

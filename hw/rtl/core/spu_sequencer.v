@@ -321,8 +321,14 @@ module spu_sequencer #(
         ev_stall_drain_o = 1'b0;
         if (ph_q == P_MM) ev_cycles_o = mm_kill ? 2'd0 : mm_first ? 2'd3 : 2'd1;
         if (mm_first && !mm_kill) ev_instret_o = 1'b1;
-        if (ex_wait) begin ev_cycles_o = 2'd1; ev_stall_drain_o = !mul_wait; end
-        if (ex_done && !do_mm) begin ev_cycles_o = 2'd2; ev_instret_o = 1'b1; end
+        if (ex_wait) ev_stall_drain_o = !mul_wait;
+        if (ex_done && !do_mm) ev_instret_o = 1'b1;
+        // CYCLES does not wait for the trap decision (timing: the watchdog's
+        // counter stays off the range-check path): a trapping instruction
+        // in EXEC adds its 1 or 2 cycles too -- docs/isa.md leaves the cycle
+        // count of trapped runs open (the RTL may count up to the trap)
+        if (exec && stays) ev_cycles_o = 2'd1;
+        if (exec && !stays && !(op == OP_MM && !k_zero)) ev_cycles_o = 2'd2;
     end
 
     // ---- fetch checks --------------------------------------------------------------
