@@ -124,15 +124,27 @@ module spu_sequencer #(
 
 
     // ---- decode ------------------------------------------------------------------
-    wire [5:0]  op;
+    wire [5:0]  op_f;       // decoded from the word out of the microcode RAM
     wire [3:0]  fa, fb, fc;
     wire [31:0] imm18s, imm18u, imm22s, imm22u;
-    wire        illegal;
+    wire        illegal_f;
     spu_decoder u_dec (
-        .insn_i(ucode_rdata_i), .op_o(op), .ra_o(fa), .rb_o(fb), .rc_o(fc),
+        .insn_i(ucode_rdata_i), .op_o(op_f), .ra_o(fa), .rb_o(fb), .rc_o(fc),
         .imm18s_o(imm18s), .imm18u_o(imm18u), .imm22s_o(imm22s), .imm22u_o(imm22u),
-        .illegal_o(illegal)
+        .illegal_o(illegal_f)
     );
+    // The opcode and the (deep) illegal check are registered in FETCH, so
+    // EXEC starts from flip-flops (timing); the fields and immediates are
+    // used straight from the microcode RAM's output register, which holds the
+    // word through EXEC (it is read only on the way into FETCH).
+    reg  [5:0]  op;
+    reg         illegal;
+    always @(posedge clk_i) begin
+        if (ph_q == P_FETCH) begin
+            op      <= op_f;
+            illegal <= illegal_f;
+        end
+    end
     // registers (and the arguments RUN restores) in RAM: read in FETCH (the
     // instruction is already there), used in EXEC. Read port A doubles as the
     // host's register read (REGS) while not running, one cycle after dbg_sel_i.
@@ -440,7 +452,7 @@ module spu_sequencer #(
     assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
     assign cnt_use_o     = ok && (op == OP_CNT);
-    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op == OP_CNT);
+    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op_f == OP_CNT);
     assign ev_mm_o       = (ph_q == P_MM) && !mm_kill;
     assign clear_o       = run_i;
     assign drain_add_o   = do_st ? drain_cycles_i : 16'd0;
