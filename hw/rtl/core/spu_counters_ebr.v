@@ -109,9 +109,16 @@ module spu_counters_ebr #(
     reg        host_took_q;     // the host turn of this round is used
     reg  [7:0] clr_q;
     wire       host_ram = (host_sel_i != CNT_CYCLES[3:0]) && (host_sel_i < CNT_COUNT[3:0]);
-    wire       host_go  = !seq_fetch_i && (rr_q == 3'd0) && !host_took_q && host_ram;
-    wire [2:0] rd_slot  = seq_fetch_i ? seq_sel_i[2:0] : host_go ? host_sel_i[2:0] : rr_q;
-    wire [3:0] rd_addr  = clr_q[rd_slot] ? ZERO_ADDR : {1'b0, rd_slot};
+    // seq_fetch_i comes late in the cycle (decoded from the microcode word):
+    // everything is computed for both cases and selected by it last (timing)
+    wire       host_nf  = (rr_q == 3'd0) && !host_took_q && host_ram;   // if no fetch
+    wire       host_go  = !seq_fetch_i && host_nf;
+    wire [2:0] slot_nf  = host_nf ? host_sel_i[2:0] : rr_q;
+    wire [2:0] slot_f   = seq_sel_i[2:0];
+    wire [2:0] rd_slot  = seq_fetch_i ? slot_f : slot_nf;
+    wire [3:0] addr_nf  = clr_q[slot_nf] ? ZERO_ADDR : {1'b0, slot_nf};
+    wire [3:0] addr_f   = clr_q[slot_f]  ? ZERO_ADDR : {1'b0, slot_f};
+    wire [3:0] rd_addr  = seq_fetch_i ? addr_f : addr_nf;
 
     reg        p_live_q;        // the read of t-1 may commit (no clear/reset in t-1)
     reg        p_host_q;        // ... and was a host turn
@@ -145,7 +152,8 @@ module spu_counters_ebr #(
     wire [PW-1:0]   pre_sel = (p_slot_q == S_DRAIN) ? {{(PW-PDB){1'b0}}, pred_q}
                                                     : {{(PW-PB){1'b0}}, pre_one};
     wire [RW-1:0]   sum     = rdata + {{(RW-PW){1'b0}}, pre_sel};
-    wire            commit  = p_live_q && !clear_i && !rst_i && (rd_slot != p_slot_q);
+    wire            commit_ok = p_live_q && !clear_i && !rst_i;
+    wire            commit  = commit_ok && (seq_fetch_i ? (slot_f != p_slot_q) : (slot_nf != p_slot_q));
 
     spu_ram_1r1w #(.WIDTH(RW), .DEPTH(16), .ZERO_INIT(1)) u_ram (
         .clk_i(clk_i), .we_i(commit), .wbe_i({(RW/8){1'b1}}), .waddr_i({1'b0, p_slot_q}),
