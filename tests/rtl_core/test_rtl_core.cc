@@ -276,6 +276,36 @@ TEST_P(RtlCore, DeferredMmRangeTrapMatchesModel)
     }
 }
 
+// st's range check compares the base with a room precomputed from strideC and
+// cfg `out` (spu_sequencer): around the exact boundary, for both out types,
+// several strides (incl. one of 2^32 - WB), right after the stride / cfg that
+// changes the room, the RTL must trap exactly where the model does.
+TEST_P(RtlCore, StRangeBoundaryMatchesModel)
+{
+    const int64_t S = g.spad_bytes, W = WB, R = g.rows, C = g.cols;
+    std::vector<uint8_t> mem(64);
+    int traps = 0, halts = 0;
+    for (unsigned out : {SPU_DTYPE_INT8, SPU_DTYPE_INT32}) {
+        const int64_t span = out == SPU_DTYPE_INT32 ? 4 * C : C;
+        for (int64_t stride : {C * 4, 8 * W, S / 4, S / 2 + W}) {
+            const int64_t last_ok = S - (R - 1) * stride - span;   // may be negative
+            for (int64_t d : {-2 * W, -W, (int64_t)0, W, 2 * W}) {
+                const int64_t base = ((last_ok + d) / W) * W;
+                if (base < 0 || base > 0x1FFFFF) continue;
+                std::vector<uint32_t> p = {LI(1, (int32_t)base), LI(2, (int32_t)stride),
+                                           STRIDE(0, 0, 2), CFG(out, 0, 0, 0), ST(1), HALT()};
+                differential(p, mem, {}, 0, 0, "st boundary");
+                (core->state() == SPU_STATE_TRAPPED ? traps : halts)++;
+            }
+        }
+        // a huge strideC (2^32 - WB): out of range for any base when ROWS > 1
+        std::vector<uint32_t> p = {LI(2, -(int32_t)W), STRIDE(0, 0, 2), CFG(out, 0, 0, 0), ST(0), HALT()};
+        differential(p, mem, {}, 0, 0, "st huge stride");
+    }
+    EXPECT_GT(traps, 0);
+    EXPECT_GT(halts, 0);
+}
+
 TEST_P(RtlCore, TrapPcRangeLoopStackWatchdog)
 {
     run_prog({JMP((int32_t)g.ucode_words)});

@@ -177,9 +177,22 @@ module spu_sequencer #(
         .base_i(ra), .n_i(rc - 32'd1), .stride_i(stride32(sa_q)), .span_i(ROWS16), .bad_o(mm_bad_a));
     spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_b (
         .base_i(rb), .n_i(rc - 32'd1), .stride_i(stride32(sb_q)), .span_i(COLS16), .bad_o(mm_bad_b));
-    spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_c (
-        .base_i(ra), .n_i(RM1), .stride_i(stride32(sc_q)), .span_i(out32 ? COLS16X4 : COLS16),
-        .bad_o(st_bad));
+    // st: base + (ROWS-1)*strideC + span > LIMIT, the same predicate as
+    // spu_range_check with a constant n, but with everything that does not
+    // depend on the base register precomputed from strideC and cfg `out`
+    // into registers (timing: EXEC only compares the base with a room).
+    // strideC and cfg change in an EXEC; the next st's EXEC is at least two
+    // cycles later, so the one-cycle-old precomputation is always current.
+    localparam integer NWS = AW + 1;                    // spu_range_check's NW
+    localparam [31:0]  LIM32 = SPAD_BYTES;
+    wire [31:0] st_lim   = RM1 * {{(33-SW){1'b0}}, sc_q[SW-2:0]} + (out32 ? {16'd0, COLS16X4} : {16'd0, COLS16});
+    reg         st_over_q;                              // (ROWS-1)*strideC + span alone > LIMIT
+    reg  [NWS-1:0] st_room_q;                           // LIMIT - that, when not over
+    always @(posedge clk_i) begin
+        st_over_q <= ((RM1 != 32'd0) && sc_q[SW-1]) || (st_lim > LIM32);
+        st_room_q <= LIM32[NWS-1:0] - st_lim[NWS-1:0];
+    end
+    assign st_bad = st_over_q || (ra[31:NWS] != {(32-NWS){1'b0}}) || (ra[NWS-1:0] > st_room_q);
     wire mm_mis = (ra[OFF-1:0] != 0) || (rb[OFF-1:0] != 0) ||
                   (sa_q[OFF-1:0] != 0) || (sb_q[OFF-1:0] != 0);
     wire st_mis = (ra[OFF-1:0] != 0) || (sc_q[OFF-1:0] != 0);
