@@ -207,10 +207,25 @@ module spu_sequencer #(
     wire [31:0] ls_count;
     wire        unused_ls_count0 = ls_count[0];   // only count > 1 is asked
     reg         ls_push, ls_pop, ls_dec;
-    wire [PW-1:0] seq_pc = {1'b0, pc_q[UAW-1:0]} + {{(PW-1){1'b0}}, 1'b1};
+    // pc + 1 and the loop-end test depend only on pc and the loop stack, both
+    // stable from FETCH to the end of EXEC: computed in FETCH, registered
+    // (timing: EXEC's branch decision goes straight to the next pc)
+    wire [PW-1:0] seq_pc_f = {1'b0, pc_q[UAW-1:0]} + {{(PW-1){1'b0}}, 1'b1};
+    reg  [PW-1:0] seq_pc;
+    reg           at_end_q, again_q;      // pc + 1 ends the top loop; it runs again
+    wire          at_end_f, again_f;
     wire        imm_hi   = (imm18u[17:PW] != {(18-PW){1'b0}});
     wire [PW-1:0] push_end = imm_hi ? {PW{1'b1}} : imm18u[PW-1:0];
     wire        loop_empty_body = !imm_hi && (imm18u[PW-1:0] <= seq_pc);
+    assign at_end_f = !ls_empty && (seq_pc_f == ls_end);
+    assign again_f  = (ls_count[31:1] != 31'd0);           // count > 1 (no carry chain)
+    always @(posedge clk_i) begin
+        if (ph_q == P_FETCH) begin
+            seq_pc   <= seq_pc_f;
+            at_end_q <= at_end_f;
+            again_q  <= again_f;
+        end
+    end
     spu_loop_stack #(.DEPTH(LOOP_DEPTH), .PW(PW)) u_loops (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i),
         .push_i(ls_push), .push_start_i(seq_pc), .push_end_i(push_end),
@@ -330,8 +345,8 @@ module spu_sequencer #(
         ls_pop  = 1'b0;
         ls_dec  = 1'b0;
         npc     = tgt;
-        if (is_seq && !ls_empty && seq_pc == ls_end) begin
-            if (ls_count[31:1] != 31'd0) begin              // count > 1 (no carry chain)
+        if (is_seq && at_end_q) begin
+            if (again_q) begin                              // count > 1
                 ls_dec = advance;
                 npc    = {{(32-PW){1'b0}}, ls_start};
             end else begin
