@@ -306,6 +306,32 @@ TEST_P(RtlCore, StRangeBoundaryMatchesModel)
     EXPECT_GT(halts, 0);
 }
 
+// The loop stack's dec / pop lands one cycle after the EXEC that decides it
+// and the next FETCH looks past it (spu_sequencer): nested loops that end on
+// the same instruction, one-instruction bodies, counts 1 and 2, a loop ending
+// on an mm or a mul, and pops on consecutive instructions, against the model.
+TEST_P(RtlCore, LoopShapesMatchModel)
+{
+    std::vector<uint8_t> mem(256);
+    for (size_t i = 0; i < mem.size(); i++) mem[i] = (uint8_t)(i * 13 + 1);
+    const std::vector<std::vector<uint32_t>> progs = {
+        // nested, same end (pc 5): inner 3, outer 2
+        {LI(1, 2), LI(2, 3), LOOP(1, 6), LOOP(2, 6), ADDI(3, 3, 1), ADDI(4, 4, 7), HALT()},
+        // one-instruction bodies, count 1 and 2, back to back
+        {LI(1, 1), LI(2, 2), LOOP(1, 4), ADDI(3, 3, 1), LOOP(2, 6), ADDI(3, 3, 10), LOOP(1, 8), ADDI(3, 3, 100), HALT()},
+        // three levels, inner ends one before the outer ones (pops on consecutive instructions)
+        {LI(1, 2), LI(2, 2), LI(5, 3), LOOP(1, 9), LOOP(2, 9), LOOP(5, 8), ADDI(3, 3, 1), ADDI(4, 4, 1), ADDI(6, 6, 1), HALT()},
+        // a loop ending on an mm, and one ending on a mul
+        {LI(1, 3), LI(7, 2), LOOP(1, 5), ADDI(3, 3, 1), MM(0, 0, 7), LI(8, 3), LI(9, 5), LOOP(8, 9), MUL(9, 9, 8), HALT()},
+        // branch taken on the last instruction of a body (no back edge), then the loop again
+        {LI(1, 3), LI(2, 0), LOOP(1, 6), ADDI(2, 2, 1), NOP(), BNE(0, 0, 7), LI(3, 1), HALT()},
+    };
+    for (size_t i = 0; i < progs.size(); i++) {
+        differential(progs[i], mem, {}, 0, 0, "loop shape");
+        EXPECT_EQ(core->state(), SPU_STATE_HALTED) << "program " << i;
+    }
+}
+
 TEST_P(RtlCore, TrapPcRangeLoopStackWatchdog)
 {
     run_prog({JMP((int32_t)g.ucode_words)});

@@ -21,7 +21,10 @@ module spu_loop_stack #(
     output wire          full_o,
     output wire [PW-1:0] start_o,
     output wire [PW-1:0] end_o,
-    output wire [31:0]   count_o
+    output wire [31:0]   count_o,
+    output wire          one_o,          // exactly one entry
+    output wire [PW-1:0] end1_o,         // entry below the top (what a pop exposes)
+    output wire [31:0]   count1_o
 );
     localparam integer SPW = $clog2(DEPTH + 1);     // stack pointer 0..DEPTH
     localparam [SPW-1:0] DEPTH_N = DEPTH[SPW-1:0];
@@ -43,6 +46,16 @@ module spu_loop_stack #(
     assign start_o = top[EW-1 -: PW];
     assign end_o   = top[PW+31 -: PW];
     assign count_o = top[31:0];
+    assign one_o   = (sp_q == {{(SPW-1){1'b0}}, 1'b1});
+    generate
+        if (DEPTH > 1) begin : g_below
+            assign end1_o   = e_q[EW+PW+31 -: PW];
+            assign count1_o = e_q[EW+31 : EW];
+        end else begin : g_none
+            assign end1_o   = {PW{1'b0}};
+            assign count1_o = 32'd0;
+        end
+    endgenerate
 
     always @(posedge clk_i) begin
         if (rst_i || clear_i) begin

@@ -217,8 +217,28 @@ module spu_sequencer #(
     wire        imm_hi   = (imm18u[17:PW] != {(18-PW){1'b0}});
     wire [PW-1:0] push_end = imm_hi ? {PW{1'b1}} : imm18u[PW-1:0];
     wire        loop_empty_body = !imm_hi && (imm18u[PW-1:0] <= seq_pc);
-    assign at_end_f = !ls_empty && (seq_pc_f == ls_end);
-    assign again_f  = (ls_count[31:1] != 31'd0);           // count > 1 (no carry chain)
+    // The loop stack's dec / pop of an EXEC is applied in the next cycle
+    // (timing: the branch decision no longer drives the stack's flip-flops);
+    // a FETCH in that cycle looks past the pending operation.
+    reg           ls_dec_q, ls_pop_q;
+    wire          ls_one;
+    wire [PW-1:0] ls_end1;
+    wire [31:0]   ls_count1;
+    wire          unused_ls_count1_0 = ls_count1[0];
+    always @(posedge clk_i) begin
+        if (rst_i || run_i || stop_i) begin
+            ls_dec_q <= 1'b0;
+            ls_pop_q <= 1'b0;
+        end else begin
+            ls_dec_q <= ls_dec;
+            ls_pop_q <= ls_pop;
+        end
+    end
+    assign at_end_f = ls_pop_q ? (!ls_one && (seq_pc_f == ls_end1))
+                               : (!ls_empty && (seq_pc_f == ls_end));
+    assign again_f  = ls_pop_q ? (ls_count1[31:1] != 31'd0)                        // > 1
+                    : ls_dec_q ? ((ls_count[31:2] != 30'd0) || (ls_count[1:0] == 2'd3))  // - 1 > 1
+                               : (ls_count[31:1] != 31'd0);
     always @(posedge clk_i) begin
         if (ph_q == P_FETCH) begin
             seq_pc   <= seq_pc_f;
@@ -229,9 +249,9 @@ module spu_sequencer #(
     spu_loop_stack #(.DEPTH(LOOP_DEPTH), .PW(PW)) u_loops (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i),
         .push_i(ls_push), .push_start_i(seq_pc), .push_end_i(push_end),
-        .push_count_i(ra), .dec_i(ls_dec), .pop_i(ls_pop),
+        .push_count_i(ra), .dec_i(ls_dec_q), .pop_i(ls_pop_q),
         .empty_o(ls_empty), .full_o(ls_full), .start_o(ls_start), .end_o(ls_end),
-        .count_o(ls_count)
+        .count_o(ls_count), .one_o(ls_one), .end1_o(ls_end1), .count1_o(ls_count1)
     );
 
     // ---- execute (combinational, valid in P_EXEC) ---------------------------------
