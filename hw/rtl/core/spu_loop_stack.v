@@ -23,7 +23,8 @@ module spu_loop_stack #(
     output wire [PW-1:0] end_o,
     output wire [31:0]   count_o,
     output wire          one_o,          // exactly one entry
-    output wire [PW-1:0] end1_o,         // entry below the top (what a pop exposes)
+    output wire [PW-1:0] start1_o,       // entry below the top (what a pop exposes)
+    output wire [PW-1:0] end1_o,
     output wire [31:0]   count1_o
 );
     localparam integer SPW = $clog2(DEPTH + 1);     // stack pointer 0..DEPTH
@@ -49,9 +50,11 @@ module spu_loop_stack #(
     assign one_o   = (sp_q == {{(SPW-1){1'b0}}, 1'b1});
     generate
         if (DEPTH > 1) begin : g_below
+            assign start1_o = e_q[2*EW-1 -: PW];
             assign end1_o   = e_q[EW+PW+31 -: PW];
             assign count1_o = e_q[EW+31 : EW];
         end else begin : g_none
+            assign start1_o = {PW{1'b0}};
             assign end1_o   = {PW{1'b0}};
             assign count1_o = 32'd0;
         end

@@ -222,7 +222,8 @@ module spu_sequencer #(
     // a FETCH in that cycle looks past the pending operation.
     reg           ls_dec_q, ls_pop_q;
     wire          ls_one;
-    wire [PW-1:0] ls_end1;
+    wire [PW-1:0] ls_end1, ls_start1;
+    reg  [PW-1:0] npc_seq_q;              // next pc of sequential flow (back edge included)
     wire [31:0]   ls_count1;
     wire          unused_ls_count1_0 = ls_count1[0];
     always @(posedge clk_i) begin
@@ -241,6 +242,7 @@ module spu_sequencer #(
                                : (ls_count[31:1] != 31'd0);
     always @(posedge clk_i) begin
         if (ph_q == P_FETCH) begin
+            npc_seq_q <= (at_end_f && again_f) ? (ls_pop_q ? ls_start1 : ls_start) : seq_pc_f;
             seq_pc   <= seq_pc_f;
             at_end_q <= at_end_f;
             again_q  <= again_f;
@@ -251,7 +253,8 @@ module spu_sequencer #(
         .push_i(ls_push), .push_start_i(seq_pc), .push_end_i(push_end),
         .push_count_i(ra), .dec_i(ls_dec_q), .pop_i(ls_pop_q),
         .empty_o(ls_empty), .full_o(ls_full), .start_o(ls_start), .end_o(ls_end),
-        .count_o(ls_count), .one_o(ls_one), .end1_o(ls_end1), .count1_o(ls_count1)
+        .count_o(ls_count), .one_o(ls_one), .start1_o(ls_start1), .end1_o(ls_end1),
+        .count1_o(ls_count1)
     );
 
     // ---- execute (combinational, valid in P_EXEC) ---------------------------------
@@ -364,11 +367,10 @@ module spu_sequencer #(
         ls_push = do_push;
         ls_pop  = 1'b0;
         ls_dec  = 1'b0;
-        npc     = tgt;
+        npc     = is_seq ? {{(32-PW){1'b0}}, npc_seq_q} : tgt;   // (back edge: FETCH)
         if (is_seq && at_end_q) begin
             if (again_q) begin                              // count > 1
                 ls_dec = advance;
-                npc    = {{(32-PW){1'b0}}, ls_start};
             end else begin
                 ls_pop = advance;
             end
