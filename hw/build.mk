@@ -18,10 +18,11 @@ SIM_COLS       ?= 8
 SIM_SPAD       ?= 262144
 SIM_BANKS      ?= 4
 SIM_UCODE      ?= 1024
+SIM_LANES      ?= $(SIM_COLS)
 SIM_CLKS_PER_BIT ?= 4
 SIM_CLOCK_HZ   ?= 12000000
 SIM_GEOM       := -GCLKS_PER_BIT=$(SIM_CLKS_PER_BIT) -GCLOCK_HZ=$(SIM_CLOCK_HZ) -GROWS=$(SIM_ROWS) -GCOLS=$(SIM_COLS) -GSPAD_BYTES=$(SIM_SPAD) \
-                  -GSPAD_BANKS=$(SIM_BANKS) -GUCODE_WORDS=$(SIM_UCODE)
+                  -GSPAD_BANKS=$(SIM_BANKS) -GUCODE_WORDS=$(SIM_UCODE) -GDRAIN_LANES=$(SIM_LANES)
 # spu-sim speed is a reported figure: model at -O2, runtime at -O2
 SIM_OPT        := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 # Evaluated when the Makefile is read, possibly before `make deps` installed
@@ -53,7 +54,7 @@ $(BUILD)/obj/hw/sim/%.o: hw/sim/%.cpp $(SIM_TOP_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(VL_CXXFLAGS) -I$(SIM_TOP_DIR) -Ihw/sim $(SIM_DEFS) -MMD -MP -c -o $@ $<
 
-SIM_DEFS := -DSPU_SIM_ROWS=$(SIM_ROWS) -DSPU_SIM_COLS=$(SIM_COLS) -DSPU_SIM_CLKS_PER_BIT=$(SIM_CLKS_PER_BIT)
+SIM_DEFS := -DSPU_SIM_ROWS=$(SIM_ROWS) -DSPU_SIM_COLS=$(SIM_COLS) -DSPU_SIM_LANES=$(SIM_LANES) -DSPU_SIM_CLKS_PER_BIT=$(SIM_CLKS_PER_BIT)
 SPU_SIM_OBJS := $(patsubst hw/sim/%.cpp,$(BUILD)/obj/hw/sim/%.o,$(wildcard hw/sim/*.cpp))
 $(SPU_SIM): $(SPU_SIM_OBJS) $(SIM_TOP_LIB) $(SIM_TOP_RT)
 	@mkdir -p $(dir $@)

@@ -59,6 +59,7 @@ int spu_cmd_info(int argc, char **argv)
         cJSON_AddNumberToObject(o, "spad_banks", in.spad_banks);
         cJSON_AddNumberToObject(o, "ucode_words", in.ucode_words);
         cJSON_AddNumberToObject(o, "loop_depth", in.loop_depth);
+        cJSON_AddNumberToObject(o, "drain_lanes", in.drain_lanes);
         cJSON_AddStringToObject(o, "formats", formats);
         char h[16];
         snprintf(h, sizeof h, "0x%08x", in.isa_hash);
@@ -75,6 +76,7 @@ int spu_cmd_info(int argc, char **argv)
         printf("array        %u x %u tiles\n", in.rows, in.cols);
         printf("scratchpad   %u bytes in %u banks, %u-byte words\n", in.spad_bytes, in.spad_banks, in.word_bytes);
         printf("microcode    %u words, %u nested loops\n", in.ucode_words, in.loop_depth);
+        printf("drain        %u accumulator%s per cycle\n", in.drain_lanes, in.drain_lanes == 1 ? "" : "s");
         printf("formats      %s\n", formats);
         printf("isa hash     0x%08x (%s)\n", in.isa_hash, isa_ok ? "matches host" : "DIFFERS from host");
         if (in.clock_hz)

@@ -141,8 +141,8 @@ static int trace_on_model(spu_device *dev, const run_setup *s)
 {
     spu_info_t in;
     spu_info(dev, &in);
-    spu_model_config mc = { in.rows, in.cols, in.spad_bytes, in.spad_banks, in.ucode_words,
-                            in.loop_depth ? in.loop_depth : 4 };
+    spu_model_config mc;
+    spu_model_config_from_info(&mc, &in);
     spu_model *m;
     int rc = spu_model_create(&m, &mc);
     if (rc)

@@ -18,6 +18,7 @@ module spu_top #(
     parameter integer SPAD_BANKS   = 4,
     parameter integer UCODE_WORDS  = 1024,
     parameter integer LOOP_DEPTH   = 4,
+    parameter integer DRAIN_LANES  = COLS,           // accumulators drained per cycle (boards: 1)
     parameter [31:0]  LINK         = "byte",   // "byte" | "uart" | "sim" (4 chars max)
     parameter integer CLKS_PER_BIT = 4,
     parameter [31:0]  CLOCK_HZ     = 32'd12000000,
@@ -102,7 +103,7 @@ module spu_top #(
 
     spu_cmd_engine #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
-        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS),
+        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES), .FORMATS(FORMATS),
         .RTL_VERSION(RTL_VERSION), .CLOCK_HZ(CLOCK_HZ), .CNT_WIDTH(CNT_WIDTH)
     ) u_engine (
         .clk_i(clk_i), .rst_i(rst_i),
@@ -124,7 +125,7 @@ module spu_top #(
 
     spu_core #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
-        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH),
+        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM)
     ) u_core (
         .clk_i(clk_i), .rst_i(rst_i),

@@ -64,6 +64,7 @@ TEST_F(Sim, PingAndInfoGeometry)
     EXPECT_EQ(info.spad_banks, 4u);
     EXPECT_EQ(info.ucode_words, 1024u);
     EXPECT_EQ(info.loop_depth, 4u);
+    EXPECT_EQ(info.drain_lanes, 8u);
     EXPECT_TRUE(info.formats & 1u);
     EXPECT_EQ(info.isa_hash, spu_isa_hash());
     EXPECT_STREQ(info.device, "sim");

@@ -17,7 +17,8 @@ namespace {
 
 struct Model {
     spu_model *m = nullptr;
-    explicit Model(uint32_t rows = 8, uint32_t cols = 8, uint32_t spad = 262144, uint32_t banks = 4)
+    explicit Model(uint32_t rows = 8, uint32_t cols = 8, uint32_t spad = 262144, uint32_t banks = 4,
+                   uint32_t lanes = 0)
     {
         spu_model_config c;
         spu_model_config_default(&c);
@@ -25,6 +26,7 @@ struct Model {
         c.cols = cols;
         c.spad_bytes = spad;
         c.spad_banks = banks;
+        c.drain_lanes = lanes;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
     }
     ~Model() { spu_model_free(m); }
@@ -224,9 +226,10 @@ TEST(ModelTraps, RunningOffTheEndOfTheStore)
 }
 
 // mm + st on random data against a plain loop, for several geometries.
-void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks)
+// lanes: accumulators drained per cycle (0 = a row, C).
+void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t lanes = 0)
 {
-    Model m(R, C, 65536, banks);
+    Model m(R, C, 65536, banks, lanes);
     const uint32_t wb = std::max(R, C);
     std::mt19937 rng(R * 1000 + C * 10 + K);
     const uint32_t bank = 65536 / banks;
@@ -250,7 +253,10 @@ void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks)
         }
     const uint64_t conflicts = bbase / (65536 / banks) == 0 ? K : 0;
     const uint64_t mm_extra = K + conflicts + R + C - 2;
-    const uint64_t drain = R * ((C * 4 + wb - 1) / wb);
+    const uint32_t L = lanes ? lanes : C;
+    const uint64_t drain = R * (C / L) * ((L * 4 + wb - 1) / wb);
+    EXPECT_EQ(spu_model_drain_cycles(spu_model_get_config(m.m), SPU_DTYPE_INT32), drain);
+    EXPECT_EQ(spu_model_drain_cycles(spu_model_get_config(m.m), SPU_DTYPE_INT8), R * (C / L));
     EXPECT_EQ(m.cnt(SPU_CNT_MM_CYCLES), mm_extra);
     EXPECT_EQ(m.cnt(SPU_CNT_STALL_BANK), conflicts);
     EXPECT_EQ(m.cnt(SPU_CNT_MAC_ACTIVE), K);
@@ -269,6 +275,29 @@ TEST(ModelTensor, MmStMatchesLoop)
     check_block(2, 8, 17, 4);
     check_block(8, 2, 17, 2);
     check_block(8, 8, 50, 1);  // one bank: every k-step conflicts
+}
+
+// A narrower drain (drain_lanes < cols) writes the same bytes, only slower:
+// rows * (cols / lanes) * ceil(lanes * bytes / word_bytes) cycles.
+TEST(ModelTensor, NarrowDrainSameResultsLongerDrain)
+{
+    for (uint32_t lanes : {1u, 2u, 4u, 8u}) check_block(8, 8, 40, 4, lanes);
+    check_block(4, 4, 3, 2, 1);    // the boards: an int32 element per word, an st longer than mm
+    check_block(4, 4, 33, 2, 2);
+    check_block(2, 8, 17, 4, 1);   // 8-byte words, two int32 elements per word
+    check_block(16, 4, 9, 4, 1);   // 16-byte words, 4 int32 elements per word
+    check_block(16, 4, 9, 4, 2);
+    // lanes must divide cols
+    spu_model_config c;
+    spu_model_config_default(&c);
+    spu_model *m = nullptr;
+    c.drain_lanes = 3;
+    EXPECT_EQ(spu_model_create(&m, &c), SPU_EINVAL);
+    c.drain_lanes = 16;
+    EXPECT_EQ(spu_model_create(&m, &c), SPU_EINVAL);
+    c.drain_lanes = 8;
+    ASSERT_EQ(spu_model_create(&m, &c), 0);
+    spu_model_free(m);
 }
 
 TEST(ModelTensor, AccumulateZaccAndSwap)

@@ -5,7 +5,9 @@
 # Two geometries, each its own Verilated model under $(BUILD)/rtl_core/<cfg>/:
 #   c8 : 8x8, 256 KiB in 4 banks, 1024 microcode words (the sim default)
 #   c4 : 4x4,   8 KiB in 2 banks,  256 microcode words: the iCE40 boards' shape --
-#        broadcast array, 32-bit counters in an EBR (CNT_RAM=1)
+#        broadcast array, 32-bit counters in an EBR (CNT_RAM=1), one accumulator
+#        drained per cycle (DRAIN_LANES=1)
+#   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word)
 # --public-flat-rw lets the harness read the scalar registers (the ISA has no
 # scalar store). Single job, -O1 C++ (shared machine).
 #   make build/tests/spu_rtl_core_tests
@@ -13,10 +15,11 @@
 RTLC_DIR     := $(BUILD)/rtl_core
 RTLC_RTL     := $(sort $(wildcard hw/rtl/core/*.v))
 RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
-RTLC_CFGS    := c8 c4
+RTLC_CFGS    := c8 c4 c8n
 RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4
 RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
-                -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1
+                -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
+RTLC_GEOM_c8n := $(RTLC_GEOM_c8) -GDRAIN_LANES=1
 RTLC_TEST    := $(BUILD)/tests/spu_rtl_core_tests
 RTLC_VLROOT  := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null || echo /usr/share/verilator)
 RTLC_VLINC   := $(RTLC_VLROOT)/include

@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "Vspu_core_c4.h"
 #include "Vspu_core_c4___024root.h"
 #include "Vspu_core_c8.h"
 #include "Vspu_core_c8___024root.h"
+#include "Vspu_core_c8n.h"
+#include "Vspu_core_c8n___024root.h"
 #include "verilated.h"
 
 extern "C" {
@@ -21,7 +24,7 @@ extern "C" {
 }
 
 struct Geom {
-    uint32_t rows, cols, spad_bytes, banks, ucode_words, loop_depth;
+    uint32_t rows, cols, spad_bytes, banks, ucode_words, loop_depth, drain_lanes;
     uint32_t word_bytes() const { return rows > cols ? rows : cols; }
 };
 
@@ -200,10 +203,17 @@ template <class V> class Core : public CoreBase {
     std::unique_ptr<V> m_;
 };
 
+// The Verilated configurations (tests/rtl_core/build.mk): 8 = c8, 4 = c4,
+// 1 = c8n (c8 with one drain lane: int32 elements share a word).
 inline std::unique_ptr<CoreBase> make_core(int which)
 {
-    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4}));
-    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4}));
+    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8}));
+    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1}));
+    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1}));
+}
+inline std::string core_name(int which)
+{
+    return which == 8 ? "g8x8" : which == 1 ? "g8x8_1lane" : "g4x4";
 }
 
 // ---- instruction builders (the C encoder of host/include/spu/isa.h) ---------

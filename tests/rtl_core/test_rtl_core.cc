@@ -31,8 +31,8 @@ class RtlCore : public ::testing::TestWithParam<int> {
 
     uint32_t drain_cycles(unsigned out) const
     {
-        uint32_t bytes = out == SPU_DTYPE_INT32 ? 4 : 1;
-        return g.rows * ((g.cols * bytes + WB - 1) / WB);
+        uint32_t bytes = out == SPU_DTYPE_INT32 ? 4 : 1, L = g.drain_lanes;
+        return g.rows * (g.cols / L) * ((L * bytes + WB - 1) / WB);
     }
     // A fresh reference model with this geometry.
     spu_model *new_model()
@@ -41,6 +41,7 @@ class RtlCore : public ::testing::TestWithParam<int> {
         spu_model_config_default(&c);
         c.rows = g.rows; c.cols = g.cols; c.spad_bytes = g.spad_bytes; c.spad_banks = g.banks;
         c.ucode_words = g.ucode_words; c.loop_depth = g.loop_depth;
+        c.drain_lanes = g.drain_lanes;
         spu_model *m = nullptr;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
         return m;
@@ -612,10 +613,8 @@ TEST_P(RtlCore, RandomProgramsMatchModel)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Geometry, RtlCore, ::testing::Values(8, 4),
-                         [](const ::testing::TestParamInfo<int> &i) {
-                             return i.param == 8 ? std::string("g8x8") : std::string("g4x4");
-                         });
+INSTANTIATE_TEST_SUITE_P(Geometry, RtlCore, ::testing::Values(8, 4, 1),
+                         [](const ::testing::TestParamInfo<int> &i) { return core_name(i.param); });
 
 }  // namespace
 
@@ -848,9 +847,7 @@ TEST_P(RtlCnt, HostReadsWhileAndAfterRunning)
     EXPECT_EQ(core->counter(15), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Geometry, RtlCnt, ::testing::Values(8, 4),
-                         [](const ::testing::TestParamInfo<int> &i) {
-                             return i.param == 8 ? std::string("g8x8") : std::string("g4x4");
-                         });
+INSTANTIATE_TEST_SUITE_P(Geometry, RtlCnt, ::testing::Values(8, 4, 1),
+                         [](const ::testing::TestParamInfo<int> &i) { return core_name(i.param); });
 
 }  // namespace

@@ -316,7 +316,7 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_TRUE(r.body.empty());
     r = cmd(CMD_INFO);
     ASSERT_EQ(r.status, ST_OK);
-    ASSERT_EQ(r.body.size(), 44u);
+    ASSERT_EQ(r.body.size(), 48u);
     EXPECT_EQ(get32(r.body, 0), (uint32_t)SPU_SIM_ROWS);
     EXPECT_EQ(get32(r.body, 4), (uint32_t)SPU_SIM_COLS);
     EXPECT_EQ(get32(r.body, 8), 8u);
@@ -326,6 +326,7 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_EQ(get32(r.body, 24) & 1u, 1u);
     EXPECT_EQ(get32(r.body, 28), spu_isa_hash());
     EXPECT_EQ(get32(r.body, 40), 4u);
+    EXPECT_EQ(get32(r.body, 44), (uint32_t)SPU_SIM_LANES);
 }
 
 // Requests queued back to back: each one waits in the PHY while the reply to
@@ -565,7 +566,7 @@ TEST_F(EngineUart, CommandsOverTheUartPhy)
 {
     EXPECT_EQ(cmd(CMD_PING).status, ST_OK);
     Reply r = cmd(CMD_INFO);
-    ASSERT_EQ(r.body.size(), 44u);
+    ASSERT_EQ(r.body.size(), 48u);
     EXPECT_EQ(get32(r.body, 28), spu_isa_hash());
     Bytes pl;
     put32(pl, 100);

@@ -23,10 +23,16 @@ typedef struct spu_model_config {
     uint32_t spad_banks;        /* power of two, >= 1                 */
     uint32_t ucode_words;
     uint32_t loop_depth;
+    uint32_t drain_lanes;       /* accumulators drained per cycle: a
+                                   divisor of cols; 0 = cols (a row)  */
 } spu_model_config;
 
-/* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops. */
+/* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops, a row
+ * drained per cycle. */
 void spu_model_config_default(spu_model_config *cfg);
+/* The configuration of a device as its INFO describes it (loop_depth 0 is
+ * taken as 4, drain_lanes 0 as cols). */
+void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info);
 
 typedef struct spu_model spu_model;
 
@@ -67,7 +73,8 @@ uint32_t spu_model_reg(const spu_model *m, int r);
 /* Called for every retired instruction (NULL to disable). */
 void spu_model_set_trace(spu_model *m, spu_model_trace_fn fn, void *ctx);
 
-/* Cycles the drain unit needs for one st with this output dtype. */
+/* Cycles the drain unit needs for one st with this output dtype:
+ * rows * (cols / lanes) * ceil(lanes * bytes(out) / word_bytes). */
 uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype);
 /* Requantize one accumulator as st does with out=int8 (docs/isa.md). */
 int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu);

@@ -100,6 +100,7 @@ typedef struct spu_info {
     uint32_t rtl_version;        /* 0 for the model                         */
     uint32_t clock_hz;           /* device clock (0 if not meaningful)      */
     uint32_t loop_depth;         /* nested hardware loops                   */
+    uint32_t drain_lanes;        /* accumulators st drains per cycle        */
     char     device[64];         /* "model", "sim", "serial:..."            */
 } spu_info_t;
 

@@ -136,8 +136,8 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
 
     spu_model *model = NULL;
     if (opts && opts->check_model) {
-        spu_model_config mc = { info.rows, info.cols, info.spad_bytes, info.spad_banks,
-                                info.ucode_words, info.loop_depth ? info.loop_depth : 4 };
+        spu_model_config mc;
+        spu_model_config_from_info(&mc, &info);
         if ((rc = spu_model_create(&model, &mc)))
             return rc;
         spu_model_load_ucode(model, 0, spu_fw_gemm_int8.words, spu_fw_gemm_int8.nwords);

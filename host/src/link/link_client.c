@@ -28,7 +28,7 @@ enum {
 };
 _Static_assert(LINK_MAX_PAYLOAD == SPU_LINK_MAX_PAYLOAD, "link_client.h disagrees with spu_link.def");
 
-#define INFO_WIRE_BYTES 44
+#define INFO_WIRE_BYTES 48
 #define STATUS_WIRE_BYTES 14
 
 void spu_link_init(spu_link *l, int fd)
@@ -243,10 +243,12 @@ int spu_link_info(spu_link *l, spu_info_t *info)
     info->rtl_version = get32(b + 32);
     info->clock_hz = get32(b + 36);
     info->loop_depth = get32(b + 40);
+    info->drain_lanes = get32(b + 44);
     /* sanity: a reply that passed its CRC but describes an impossible device */
     if (!info->rows || !info->cols || info->rows > 64 || info->cols > 64 ||
         info->word_bytes != (info->rows > info->cols ? info->rows : info->cols) ||
-        !info->spad_banks || info->spad_bytes % info->spad_banks || !info->ucode_words)
+        !info->spad_banks || info->spad_bytes % info->spad_banks || !info->ucode_words ||
+        !info->drain_lanes || info->cols % info->drain_lanes)
         return SPU_EPROTO;
     return 0;
 }

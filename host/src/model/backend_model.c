@@ -1,5 +1,6 @@
 /*
- * backend_model.c -- device "model[?rows=R&cols=C&spad=BYTES]": the reference
+ * backend_model.c -- device "model[?rows=R&cols=C&spad=BYTES&banks=N&ucode=WORDS
+ * &loops=N&lanes=L]": the reference
  * model in process. Runs are executed to completion inside RUN (bounded by
  * the watchdog), so STATUS afterwards reports HALTED or TRAPPED.
  */
@@ -32,7 +33,8 @@ static int model_open(void **impl, const spu_uri *u)
         return SPU_EINVAL;
     if (param_u32(u, "rows", &cfg.rows) || param_u32(u, "cols", &cfg.cols) ||
         param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
-        param_u32(u, "ucode", &cfg.ucode_words))
+        param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
+        param_u32(u, "lanes", &cfg.drain_lanes))
         return SPU_EINVAL;
     return spu_model_create((spu_model **)impl, &cfg);
 }
@@ -54,6 +56,7 @@ static int model_info(void *impl, spu_info_t *info)
             info->formats |= 1u << spu_dtype_table[i].code;
     info->isa_hash = spu_isa_hash();
     info->loop_depth = c->loop_depth;
+    info->drain_lanes = c->drain_lanes ? c->drain_lanes : c->cols;
     snprintf(info->device, sizeof info->device, "model");
     return 0;
 }

@@ -49,6 +49,20 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->spad_banks = 4;
     cfg->ucode_words = 1024;
     cfg->loop_depth = 4;
+    cfg->drain_lanes = 0;
+}
+
+void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
+{
+    spu_model_config_default(cfg);
+    cfg->rows = info->rows;
+    cfg->cols = info->cols;
+    cfg->spad_bytes = info->spad_bytes;
+    cfg->spad_banks = info->spad_banks;
+    cfg->ucode_words = info->ucode_words;
+    if (info->loop_depth)
+        cfg->loop_depth = info->loop_depth;
+    cfg->drain_lanes = info->drain_lanes;
 }
 
 static uint32_t word_bytes_of(const spu_model_config *c)
@@ -63,7 +77,8 @@ int spu_model_create(spu_model **out, const spu_model_config *cfg)
         cfg->spad_banks < 1 || (cfg->spad_banks & (cfg->spad_banks - 1)) ||
         cfg->spad_bytes == 0 || cfg->spad_bytes % (cfg->spad_banks * word_bytes_of(cfg)) ||
         cfg->ucode_words < 1 || cfg->ucode_words > (1u << 18) ||
-        cfg->loop_depth < 1 || cfg->loop_depth > MAX_LOOP_DEPTH)
+        cfg->loop_depth < 1 || cfg->loop_depth > MAX_LOOP_DEPTH ||
+        (cfg->drain_lanes && cfg->cols % cfg->drain_lanes))
         return SPU_EINVAL;
     spu_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -134,8 +149,9 @@ uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype)
 {
     const spu_dtype_desc *d = spu_dtype_by_code(out_dtype);
     uint32_t wb = word_bytes_of(cfg);
-    uint32_t row_bytes = cfg->cols * (d ? d->bytes : 4);
-    return cfg->rows * ((row_bytes + wb - 1) / wb);
+    uint32_t lanes = cfg->drain_lanes ? cfg->drain_lanes : cfg->cols;
+    uint32_t group_bytes = lanes * (d ? d->bytes : 4);
+    return cfg->rows * (cfg->cols / lanes) * ((group_bytes + wb - 1) / wb);
 }
 
 int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu)

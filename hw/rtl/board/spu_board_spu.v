@@ -7,6 +7,8 @@
 //   busy_o       the SPU is not idle
 //   heartbeat_o  ~1.4 Hz at 24 MHz (bit 23 of a free-running counter)
 //   rx_act_o / tx_act_o  UART RX / TX activity, stretched to be visible
+// Board shape of the core: array row/column buses, 32-bit counters in an
+// EBR, one accumulator drained per cycle (DRAIN_LANES = 1: one requantizer).
 // CLK_MHZ is one of 24, 30, 36, 42, 48 (PLL settings from `icepll -i 12 -o F`);
 // CLK_MHZ * 1e6 / BAUD must be an integer >= 4.
 `default_nettype none
@@ -57,7 +59,8 @@ module spu_board_spu #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LINK("uart"), .CLKS_PER_BIT(CLKS_PER_BIT),
         .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
-        .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1)
+        .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1),
+        .DRAIN_LANES(1)
     ) u_spu (
         .clk_i(clk), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),

@@ -23,6 +23,7 @@ module spu_core #(
     parameter integer SPAD_BANKS  = 4,
     parameter integer UCODE_WORDS = 1024,
     parameter integer LOOP_DEPTH  = 4,
+    parameter integer DRAIN_LANES = COLS,  // accumulators drained per cycle (spu_drain_unit; boards: 1)
     parameter integer USE_ICE40_DSP = 0,   // 1: tile multipliers in SB_MAC16 pairs (UP5K)
     parameter integer BROADCAST   = 0,     // 1: array row/column buses instead of systolic links (spu_array)
     parameter integer CNT_WIDTH   = 64,    // counter width kept (32 on boards), reads zero-extended
@@ -206,7 +207,7 @@ module spu_core #(
         .west_i(west), .north_i(north), .acc_o(accs)
     );
 
-    spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .AW(AW)) u_drain (
+    spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW)) u_drain (
         .clk_i(clk_i), .rst_i(rst_i), .load_i(st_q1), .acc_i(accs),
         .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
@@ -216,7 +217,8 @@ module spu_core #(
 
     // ---- performance counters -------------------------------------------------------------
     // DRAIN_MAX: the longest drain (int32 out) of spu_drain_unit
-    localparam integer DRAIN_MAX = ROWS * ((COLS * 4 + WORD_BYTES - 1) / WORD_BYTES);
+    localparam integer DRAIN_MAX = ROWS * (COLS / DRAIN_LANES)
+                                 * ((DRAIN_LANES * 4 + WORD_BYTES - 1) / WORD_BYTES);
     // Events of counters 1..6 reach the counters one cycle late (a register
     // stage for timing: the sequencer's EXEC decision no longer runs into the
     // counter adders). Exact wherever the ISA looks: they come from EXEC/MM

@@ -4,12 +4,25 @@
 // from spu_array) into shadow_q, with the cfg out/shift/round/relu and the
 // destination (base_i, row stride stride_i: aligned, range-checked by the
 // sequencer). From the next cycle the unit writes one scratchpad word per
-// cycle through we_o/waddr_o/wdata_o/wbe_o for exactly cycles_o cycles =
-// ROWS * ceil(COLS*bytes(out)/WORD_BYTES), the figure docs/isa.md charges:
-//   out=int8 : one word per row, COLS requantized bytes (spu_requant each);
-//   out=int32: ceil(COLS*4/WORD_BYTES) words per row, raw little-endian.
-// Rows leave by shifting shadow_q up one row (no ROWS*COLS:1 mux); only the
-// int32 word of a row is picked by a small ceil(COLS*4/WORD_BYTES):1 select.
+// cycle through we_o/waddr_o/wdata_o/wbe_o for exactly cycles_o cycles, the
+// figure docs/isa.md charges:
+//   ROWS * (COLS / LANES) * ceil(LANES * bytes(out) / WORD_BYTES).
+// LANES (a power of two dividing COLS; the INFO record's drain_lanes) is the
+// number of accumulators leaving per cycle: a row leaves as COLS/LANES groups
+// of LANES elements.
+//   out=int8 : one write per group: LANES requantized bytes (one spu_requant
+//              each) at byte lane (group * LANES) of the row's word (a row of
+//              int8 fits one word, COLS <= WORD_BYTES);
+//   out=int32: the group's 4*LANES raw little-endian bytes: when that is a
+//              word or more, ceil(4*LANES/WORD_BYTES) whole words (a small
+//              chunk select); when less, one write at its byte lanes of the
+//              row's word (group * 4*LANES) / WORD_BYTES.
+// Data reach the byte lanes by plain wiring (every group byte is copied to
+// every lane it can land on) and the byte enables pick the lanes. Groups
+// leave by shifting shadow_q down LANES elements (no ROWS*COLS:1 mux).
+// LANES = COLS (the default) writes a row per cycle; the boards use 1 (one
+// requantizer instead of COLS; st's drain takes COLS times longer and runs
+// behind the next mm).
 // busy_o: a write happens this cycle. free_o: at most this cycle's write and
 // the next are left, i.e. a waiting st/sync/halt may complete now (its cost
 // rule: wait = max(0, drain_free - T)): spu_core loads the drain one cycle
@@ -21,6 +34,7 @@
 module spu_drain_unit #(
     parameter integer ROWS       = 8,
     parameter integer COLS       = 8,
+    parameter integer LANES      = COLS,
     parameter integer WORD_BYTES = 8,
     parameter integer AW         = 18,
     parameter integer OFF        = $clog2(WORD_BYTES)
@@ -45,24 +59,32 @@ module spu_drain_unit #(
 );
 `include "spu_isa.vh"
     localparam integer WB    = WORD_BYTES;
-    localparam integer RB32  = COLS * 4;                  // bytes of an int32 row
-    localparam integer CH32  = (RB32 + WB - 1) / WB;      // words per int32 row
-    localparam integer CHW   = (CH32 > 1) ? $clog2(CH32) : 1;
-    localparam integer D8    = ROWS;                      // COLS <= WORD_BYTES
-    localparam integer D32   = ROWS * CH32;
+    localparam integer G     = COLS / LANES;              // groups per row
+    localparam integer GW    = (G > 1) ? $clog2(G) : 1;
+    localparam integer GB32  = LANES * 4;                 // bytes of an int32 group
+    localparam integer WIDE  = (GB32 >= WB) ? 1 : 0;      // int32 group = whole words
+    localparam integer CHG   = (GB32 >= WB) ? GB32 / WB : 1;      // words per int32 group
+    localparam integer CHW   = (CHG > 1) ? $clog2(CHG) : 1;
+    localparam integer PW    = (GB32 >= WB) ? 1 : WB / GB32;      // int32 groups per word
+    localparam integer D8    = ROWS * G;
+    localparam integer D32   = ROWS * G * CHG;
     localparam integer RW    = $clog2(D32 + 1);
     localparam [15:0]  D8_16  = D8[15:0];
     localparam [15:0]  D32_16 = D32[15:0];
-    localparam integer CH32M1 = CH32 - 1;
-    localparam [CHW-1:0] CH_LAST = CH32M1[CHW-1:0];
-    localparam integer RBITS = COLS * 32;
+    localparam integer CHGM1 = CHG - 1;
+    localparam integer GM1   = G - 1;
+    localparam [CHW-1:0] CH_LAST = CHGM1[CHW-1:0];
+    localparam [GW-1:0]  G_LAST  = GM1[GW-1:0];
+    localparam integer GBITS = LANES * 32;
+    localparam integer NBITS = ROWS * COLS * 32;
 
     assign cycles_o = (out_i == DT_INT32) ? D32_16 : D8_16;
 
-    reg [ROWS*COLS*32-1:0] shadow_q;
+    reg [NBITS-1:0]        shadow_q;
     reg [RW-1:0]           rem_q;
-    reg [CHW-1:0]          chunk_q;
-    reg [AW-OFF-1:0]       row_q, stride_q;   // word addresses (aligned)
+    reg [CHW-1:0]          chunk_q;            // word of the int32 group (WIDE)
+    reg [GW-1:0]           grp_q;              // group of the row
+    reg [AW-OFF-1:0]       row_q, stride_q;    // word addresses (aligned)
     reg                    is32_q, relu_q;
     reg [4:0]              shift_q;
     reg [1:0]              round_q;
@@ -80,13 +102,17 @@ module spu_drain_unit #(
     assign busy_o = writing || we_q;
     assign we_o   = we_q;
 
-    wire [RBITS-1:0] front = shadow_q[RBITS-1:0];
-    wire row_done = !is32_q || (chunk_q == CH_LAST);
+    wire [GBITS-1:0] front = shadow_q[GBITS-1:0];
+    wire [31:0] grp32 = {{(32-GW){1'b0}}, grp_q};
+    wire [31:0] chunk32 = {{(32-CHW){1'b0}}, chunk_q};
+    wire grp_done = !is32_q || (chunk_q == CH_LAST);
+    wire row_done = grp_done && (grp_q == G_LAST);
 
     always @(posedge clk_i) begin
         if (rst_i) begin
             rem_q   <= {RW{1'b0}};
             chunk_q <= {CHW{1'b0}};
+            grp_q   <= {GW{1'b0}};
             row_q   <= {(AW-OFF){1'b0}};
             is32_q  <= 1'b0;
             relu_q  <= 1'b0;
@@ -95,6 +121,7 @@ module spu_drain_unit #(
         end else if (load_i) begin
             rem_q   <= (out_i == DT_INT32) ? D32[RW-1:0] : D8[RW-1:0];
             chunk_q <= {CHW{1'b0}};
+            grp_q   <= {GW{1'b0}};
             row_q   <= base_i[AW-1:OFF];
             is32_q  <= (out_i == DT_INT32);
             relu_q  <= relu_i;
@@ -102,11 +129,16 @@ module spu_drain_unit #(
             round_q <= round_i;
         end else if (writing) begin
             rem_q <= rem_q - {{(RW-1){1'b0}}, 1'b1};
-            if (row_done) begin
-                chunk_q <= {CHW{1'b0}};
-                row_q   <= row_q + stride_q;
-            end else begin
+            if (!grp_done) begin
                 chunk_q <= chunk_q + {{(CHW-1){1'b0}}, 1'b1};
+            end else begin
+                chunk_q <= {CHW{1'b0}};
+                if (row_done) begin
+                    grp_q <= {GW{1'b0}};
+                    row_q <= row_q + stride_q;
+                end else begin
+                    grp_q <= grp_q + {{(GW-1){1'b0}}, 1'b1};
+                end
             end
         end
     end
@@ -115,16 +147,16 @@ module spu_drain_unit #(
         if (load_i) begin
             shadow_q <= acc_i;
             stride_q <= stride_i[AW-1:OFF];
-        end else if (writing && row_done) begin
-            shadow_q <= {{RBITS{1'b0}}, shadow_q[ROWS*COLS*32-1:RBITS]};
+        end else if (writing && grp_done) begin
+            shadow_q <= {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
         end
     end
 
-    // ---- int8: requantize the front row --------------------------------------
-    wire [COLS*8-1:0] q8;
+    // ---- int8: requantize the front group --------------------------------------
+    wire [LANES*8-1:0] q8;
     genvar g;
     generate
-        for (g = 0; g < COLS; g = g + 1) begin : g_rq
+        for (g = 0; g < LANES; g = g + 1) begin : g_rq
             spu_requant u_rq (
                 .acc_i(front[g*32 +: 32]), .shift_i(shift_q), .round_i(round_q),
                 .relu_i(relu_q), .q_o(q8[g*8 +: 8])
@@ -133,8 +165,10 @@ module spu_drain_unit #(
     endgenerate
 
     // ---- the word written this cycle ------------------------------------------
-    // int8: the COLS requantized bytes; int32: word chunk_q of the front row
-    // (a CH32:1 select per byte, with constant indices).
+    // Byte b of the word: int8 takes requantized byte b % LANES, enabled when
+    // b is in the group's lanes; int32 takes byte chunk*WB + b of the group
+    // (WIDE: a CHG:1 select with constant indices, every byte enabled) or
+    // byte b % GB32, enabled when b is in the group's lanes of its word.
     reg [WB*8-1:0] wdata;
     reg [WB-1:0]   wbe;
     integer b, c;
@@ -144,22 +178,35 @@ module spu_drain_unit #(
         c     = 0;            // loop variables assigned on every path: no latch
         for (b = 0; b < WB; b = b + 1) begin
             if (is32_q) begin
-                for (c = 0; c < CH32; c = c + 1)
-                    if ((c * WB + b < RB32) && (chunk_q == c[CHW-1:0])) begin
-                        wbe[b] = 1'b1;
-                        wdata[b*8 +: 8] = front[((c * WB + b < RB32) ? (c * WB + b) : 0)*8 +: 8];
-                    end
+                if (WIDE != 0) begin
+                    for (c = 0; c < CHG; c = c + 1)
+                        if (chunk_q == c[CHW-1:0]) begin
+                            wbe[b] = 1'b1;
+                            wdata[b*8 +: 8] = front[(((c * WB + b) < GB32) ? (c * WB + b) : 0)*8 +: 8];
+                        end
+                end else begin
+                    wbe[b] = ((b / GB32) == (grp32 % PW));
+                    wdata[b*8 +: 8] = front[(b % GB32)*8 +: 8];
+                end
             end else if (b < COLS) begin
-                wbe[b] = 1'b1;
-                wdata[b*8 +: 8] = q8[((b < COLS) ? b : 0)*8 +: 8];
+                wbe[b] = ((b / LANES) == grp32);
+                wdata[b*8 +: 8] = q8[(b % LANES)*8 +: 8];
             end
         end
     end
 
+    // the word of the row this write goes to: int8 rows are one word; an
+    // int32 group is CHG words from word grp*CHG (WIDE) or shares word grp/PW
+    wire [31:0] woff32 = !is32_q ? 32'd0
+                       : (WIDE != 0) ? grp32 * CHG + chunk32
+                       : grp32 / PW;
+    wire [AW-OFF-1:0] woff = woff32[AW-OFF-1:0];
+    wire [31-(AW-OFF):0] unused_woff = woff32[31:AW-OFF];   // below G*CHG
+
     always @(posedge clk_i) begin
         if (rst_i) we_q <= 1'b0;
         else       we_q <= writing;
-        waddr_q <= row_q + {{(AW-OFF-CHW){1'b0}}, chunk_q};
+        waddr_q <= row_q + woff;
         wdata_q <= wdata;
         wbe_q   <= wbe;
     end

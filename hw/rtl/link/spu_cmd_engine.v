@@ -31,6 +31,7 @@ module spu_cmd_engine #(
     parameter integer SPAD_BANKS  = 4,
     parameter integer UCODE_WORDS = 1024,
     parameter integer LOOP_DEPTH  = 4,
+    parameter integer DRAIN_LANES = COLS,
     parameter [31:0]  FORMATS     = 32'h1,        // bit d: dtype code d (bit0 int8)
     parameter [31:0]  RTL_VERSION = 32'h00000100, // 0.1.0 as major<<16|minor<<8|patch
     parameter [31:0]  CLOCK_HZ    = 32'd12000000,
@@ -87,7 +88,7 @@ module spu_cmd_engine #(
     endfunction
 
     localparam integer WORD_BYTES = (ROWS > COLS) ? ROWS : COLS;
-    localparam integer INFO_BYTES = 44;
+    localparam integer INFO_BYTES = 48;
     localparam integer SAW = clog2(SPAD_BYTES);     // scratchpad address bits
     localparam integer UAW = clog2(UCODE_WORDS);    // microcode address bits
     localparam integer BAW = clog2(LINK_MAX_PAYLOAD); // ring buffer address bits
@@ -103,6 +104,7 @@ module spu_cmd_engine #(
     localparam [31:0]  P_BANKS = SPAD_BANKS;
     localparam [31:0]  P_UCODE = UCODE_WORDS;
     localparam [31:0]  P_LOOP  = LOOP_DEPTH;
+    localparam [31:0]  P_LANES = DRAIN_LANES;
     localparam [31:0]  P_RMAX  = LINK_MAX_PAYLOAD - 1;      // status byte + data
     localparam [31:0]  P_PMAX  = LINK_MAX_PAYLOAD;
     localparam [31:0]  P_LIM_WR = SPAD_BYTES + 4;           // arg0 + payload (= n + 4)
@@ -308,8 +310,8 @@ module spu_cmd_engine #(
     // ------------------------------------------------------------------
     // command sequencing
     // ------------------------------------------------------------------
-    wire [351:0] info_vec = {
-        P_LOOP, CLOCK_HZ, RTL_VERSION, SPU_ISA_HASH, FORMATS,
+    wire [383:0] info_vec = {
+        P_LANES, P_LOOP, CLOCK_HZ, RTL_VERSION, SPU_ISA_HASH, FORMATS,
         P_UCODE, P_BANKS, P_SPAD, P_WORD, P_COLS, P_ROWS};
 
     reg [2:0]    status_q;
