@@ -255,7 +255,43 @@ TEST_P(RtlCore, TrapRangeAndAlignment)
 // a failing mm must still leave every counter, the pc and the registers as
 // the model has them -- after good mms that streamed, inside a loop, with
 // K = 1 (shortest stream) and with a same-bank (stalling) first step.
-TEST_P(RtlCore, DeferredMmRangeTrapMatchesModel)
+// mm checks each k-step as the stream reaches it (docs/isa.md): the steps
+// before the first one outside the scratchpad run and are counted
+// (mac_active, stall_bank, mm_cycles), the mm is not retired. The RTL keeps
+// a sticky carry per address (spu_load_unit); these cases cross 2^AW at
+// different steps, with and without bank conflicts, from bases and strides
+// far beyond the scratchpad, and must trap exactly where the model does.
+TEST_P(RtlCore, MmRangeTrapAtTheFirstStepOutside)
+{
+    const int32_t S = (int32_t)g.spad_bytes;
+    const int32_t W = (int32_t)WB;
+    const int32_t BANK = (int32_t)(g.spad_bytes / g.banks);
+    std::vector<uint8_t> mem(4096);
+    for (size_t i = 0; i < mem.size(); i++) mem[i] = (uint8_t)(i * 5 + 1);
+    struct Case { const char *what; std::vector<uint32_t> p; };
+    const std::vector<Case> cases = {
+        {"A crosses at step 5", {LI(1, S - 5 * W), LI(2, 0), LI(3, 9), MM(1, 2, 3), HALT()}},
+        {"B crosses at step 3, same bank as A first",
+         {LI(1, S - BANK), LI(2, S - 3 * W), LI(3, 7), MM(1, 2, 3), HALT()}},
+        {"A and B cross together at step 2",
+         {LI(5, W * 4), STRIDE(5, 5, 0), LI(1, S - 8 * W), LI(2, S - 8 * W), LI(3, 4), MM(1, 2, 3), HALT()}},
+        {"stride of 2^AW: step 1", {LI(5, S), STRIDE(5, 0, 0), LI(1, 0), LI(2, 0), LI(3, 3), MM(1, 2, 3), HALT()}},
+        {"stride of 2^31: step 1", {LUI(5, 0x8000), STRIDE(0, 5, 0), LI(3, 2), MM(0, 0, 3), HALT()}},
+        {"base near 2^32: step 0", {LI(1, -W), LI(3, 1), MM(1, 0, 3), HALT()}},
+        {"K huge, crosses after 64 steps",
+         {LI(1, S - 64 * W), LI(3, -1), MM(1, 0, 3), HALT()}},
+        {"crossing after a complete mm, in a loop",
+         {LI(1, S - 6 * W), LI(2, 0), LI(3, 4), LI(4, 3), LOOP(4, 8), MM(1, 2, 3), ADDI(1, 1, 2 * W), NOP(),
+          HALT()}},
+    };
+    for (const Case &c : cases) {
+        differential(c.p, mem, {}, 2048, 0, c.what);
+        EXPECT_EQ(core->state(), SPU_STATE_TRAPPED) << c.what;
+        EXPECT_EQ(core->trap(), SPU_TRAP_SPAD_RANGE) << c.what;
+    }
+}
+
+TEST_P(RtlCore, MmRangeTrapCasesMatchModel)
 {
     const int32_t S = (int32_t)g.spad_bytes;
     const int32_t W = (int32_t)WB;

@@ -232,6 +232,17 @@ static uint64_t drain_wait(spu_model *m)
 }
 
 /* mm: returns 0 or a trap cause; *extra receives the extra cycles. */
+/* Index of the first step s whose word base + s*stride (span bytes used)
+ * ends beyond limit; UINT64_MAX if none does. */
+static uint64_t first_bad_step(uint64_t base, uint64_t stride, uint32_t span, uint64_t limit)
+{
+    if (base + span > limit)
+        return 0;
+    if (stride == 0)
+        return UINT64_MAX;
+    return (limit - span - base) / stride + 1;
+}
+
 static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *extra)
 {
     const uint32_t R = m->cfg.rows, C = m->cfg.cols, wb = m->word_bytes;
@@ -240,12 +251,16 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
         return 0;
     if (a % wb || b % wb || m->stride_a % wb || m->stride_b % wb)
         return SPU_TRAP_MISALIGNED;
-    if ((uint64_t)a + (uint64_t)(k - 1) * m->stride_a + R > m->cfg.spad_bytes ||
-        (uint64_t)b + (uint64_t)(k - 1) * m->stride_b + C > m->cfg.spad_bytes)
-        return SPU_TRAP_SPAD_RANGE;
+    /* The steps run in order; the first whose A or B word lies outside the
+     * scratchpad traps SPAD_RANGE when it is reached, after the steps before
+     * it (docs/isa.md). */
+    const uint64_t steps_a = first_bad_step(a, m->stride_a, R, m->cfg.spad_bytes);
+    const uint64_t steps_b = first_bad_step(b, m->stride_b, C, m->cfg.spad_bytes);
+    const uint64_t good = steps_a < steps_b ? steps_a : steps_b;
+    const uint32_t run = good < k ? (uint32_t)good : k;
     uint64_t conflicts = 0;
     uint32_t *acc = (uint32_t *)m->acc;   /* unsigned: int32 wrap-around */
-    for (uint32_t s = 0; s < k; s++) {
+    for (uint32_t s = 0; s < run; s++) {
         uint64_t pa = a + (uint64_t)s * m->stride_a, pb = b + (uint64_t)s * m->stride_b;
         const int8_t *va = (const int8_t *)m->spad + pa, *vb = (const int8_t *)m->spad + pb;
         conflicts += bank_of(m, pa) == bank_of(m, pb);
@@ -255,6 +270,13 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
             for (uint32_t j = 0; j < C; j++)
                 row[j] += (uint32_t)(ai * vb[j]);
         }
+    }
+    if (run < k) {               /* trapped at step `run`: count what ran */
+        m->cnt[SPU_CNT_MAC_ACTIVE] += run;
+        m->cnt[SPU_CNT_STALL_BANK] += conflicts;
+        m->cnt[SPU_CNT_MM_CYCLES] += run + conflicts;
+        m->now += run + conflicts;
+        return SPU_TRAP_SPAD_RANGE;
     }
     *extra = k + conflicts + R + C - 2;
     m->cnt[SPU_CNT_MAC_ACTIVE] += k;

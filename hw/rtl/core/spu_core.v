@@ -94,7 +94,8 @@ module spu_core #(
     wire [1:0]    ev_cycles;
     wire          ev_instret, ev_mm, ev_stall_drain, cnt_clear, running;
     wire [15:0]   drain_add, drain_cycles;
-    wire          mm_start, mm_kill, mm_last, mm_step, mm_stall;
+    wire          mm_start, mm_kill, mm_last, mm_step, mm_stall, mm_bad;
+    wire [3:0]    mm_over;
     wire [AW-1:0] mm_a, mm_b, mm_sa, mm_sb, st_addr, st_stride;
     wire [31:0]   mm_k;
     wire          zacc, st, drain_free, drain_busy;
@@ -117,7 +118,7 @@ module spu_core #(
         .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret), .ev_mm_o(ev_mm),
         .ev_stall_drain_o(ev_stall_drain), .clear_o(cnt_clear), .drain_add_o(drain_add),
         .mm_start_o(mm_start), .mm_kill_o(mm_kill), .mm_a_o(mm_a), .mm_b_o(mm_b), .mm_sa_o(mm_sa), .mm_sb_o(mm_sb),
-        .mm_k_o(mm_k), .mm_last_i(mm_last),
+        .mm_over_o(mm_over), .mm_k_o(mm_k), .mm_bad_i(mm_bad), .mm_last_i(mm_last),
         .zacc_o(zacc), .st_o(st), .st_addr_o(st_addr), .st_stride_o(st_stride),
         .drain_free_i(drain_free), .drain_cycles_i(drain_cycles),
         .cfg_in_o(cfg_in), .cfg_out_o(cfg_out), .cfg_shift_o(cfg_shift),
@@ -193,10 +194,11 @@ module spu_core #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .BROADCAST(BROADCAST)
     ) u_load (
-        .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i || mm_kill),   // mm_kill: deferred range trap
+        .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i || mm_kill),   // mm_kill: a step outside the scratchpad
         .start_i(mm_start), .a_addr_i(mm_a), .b_addr_i(mm_b),
-        .a_stride_i(mm_sa), .b_stride_i(mm_sb), .k_i(mm_k),
-        .last_o(mm_last), .step_o(mm_step), .stall_o(mm_stall),
+        .a_stride_i(mm_sa), .b_stride_i(mm_sb),
+        .a_over_i(mm_over[0]), .b_over_i(mm_over[1]), .sa_over_i(mm_over[2]), .sb_over_i(mm_over[3]),
+        .k_i(mm_k), .bad_o(mm_bad), .last_o(mm_last), .step_o(mm_step), .stall_o(mm_stall),
         .a_re_o(ld_a_re), .a_addr_o(ld_a_addr), .a_rdata_i(a_rdata),
         .b_re_o(ld_b_re), .b_addr_o(ld_b_addr), .b_rdata_i(b_rdata),
         .west_o(west), .north_o(north)

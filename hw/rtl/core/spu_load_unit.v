@@ -19,7 +19,14 @@
 // BROADCAST = 1 (spu_array BROADCAST): no skew lines, row i / column j get
 // byte i / j of the word as it arrives; the unit still counts the same
 // ROWS+COLS-2 cycles after the stream, so the cost is the same.
-// abort_i (RESET, or an mm whose deferred range check failed) stops the stream at once.
+// Range: a step whose A or B word lies outside the scratchpad (its address
+// reached SPAD_BYTES = 2^AW) is not issued: bad_o is high in its first cycle
+// (no read counts, no step_o / stall_o) and the sequencer traps SPAD_RANGE
+// and aborts. Each address keeps a sticky "over" flag instead of a wider
+// register: set at start_i when the base is out of range (a_over_i), and on
+// every issued step by the carry out of address + stride or a stride of
+// 2^AW or more (sa_over_i) -- an aligned word below 2^AW is inside.
+// abort_i (RESET, or an mm that reached a bad step) stops the stream at once.
 `default_nettype none
 module spu_load_unit #(
     parameter integer ROWS       = 8,
@@ -38,7 +45,12 @@ module spu_load_unit #(
     input  wire [AW-1:0]           b_addr_i,
     input  wire [AW-1:0]           a_stride_i,
     input  wire [AW-1:0]           b_stride_i,
+    input  wire                    a_over_i,    // base >= 2^AW
+    input  wire                    b_over_i,
+    input  wire                    sa_over_i,   // stride >= 2^AW
+    input  wire                    sb_over_i,
     input  wire [31:0]             k_i,
+    output wire                    bad_o,       // this step's A or B word is outside
     output wire                    last_o,
     output wire                    step_o,
     output wire                    stall_o,
@@ -66,14 +78,18 @@ module spu_load_unit #(
     reg [SW-1:0] skew_cnt_q;
     reg          inj_q, inj_hold_q;
     reg [DW-1:0] hold_q;
+    reg          a_over_q, b_over_q, sa_over_q, sb_over_q;
 
     wire conflict = (a_q[AW-1 -: BKW] == b_q[AW-1 -: BKW]);
+    // a step outside the scratchpad: decided in its first cycle, never issued
+    wire bad      = stream_q && !ph1_q && (a_over_q || b_over_q);
     // a step completes its reads this cycle
-    wire issue    = stream_q && (!conflict || ph1_q);
+    wire issue    = stream_q && (!conflict || ph1_q) && !bad;
     wire last_k   = (k_q == 32'd1);
 
     assign step_o   = issue;
-    assign stall_o  = stream_q && conflict && !ph1_q;
+    assign stall_o  = stream_q && conflict && !ph1_q && !bad;
+    assign bad_o    = bad;
     assign a_re_o   = stream_q && !ph1_q;          // A read: alone (conflict) or with B
     assign a_addr_o = a_q[AW-1:OFF];
     assign b_re_o   = issue;
@@ -82,7 +98,7 @@ module spu_load_unit #(
                       (skew_q && (skew_cnt_q == {{(SW-1){1'b0}}, 1'b1}));
 
     always @(posedge clk_i) begin
-        if (rst_i || abort_i) begin
+        if (rst_i || abort_i || bad) begin
             stream_q   <= 1'b0;
             skew_q     <= 1'b0;
             ph1_q      <= 1'b0;
@@ -116,6 +132,8 @@ module spu_load_unit #(
         end
     end
 
+    wire [AW:0] a_sum = {1'b0, a_q} + {1'b0, as_q};
+    wire [AW:0] b_sum = {1'b0, b_q} + {1'b0, bs_q};
     // addresses advance per issued step; the A word of a same-bank step is
     // parked in hold_q the cycle its data returns (the B read is then issued)
     always @(posedge clk_i) begin
@@ -124,9 +142,15 @@ module spu_load_unit #(
             b_q  <= b_addr_i;
             as_q <= a_stride_i;
             bs_q <= b_stride_i;
+            a_over_q  <= a_over_i;
+            b_over_q  <= b_over_i;
+            sa_over_q <= sa_over_i;
+            sb_over_q <= sb_over_i;
         end else if (issue) begin
-            a_q <= a_q + as_q;
-            b_q <= b_q + bs_q;
+            a_q <= a_sum[AW-1:0];
+            b_q <= b_sum[AW-1:0];
+            a_over_q <= a_over_q || a_sum[AW] || sa_over_q;
+            b_over_q <= b_over_q || b_sum[AW] || sb_over_q;
         end
         if (ph1_q) hold_q <= a_rdata_i;
     end

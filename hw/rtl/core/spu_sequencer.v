@@ -13,15 +13,14 @@
 //   rB and rC hold in the regfile's read registers) instead of a 32x32 array
 //   of LUTs; its cost (2 + 16) is the MUL row of spu_isa.def
 // For timing (the FPGA fabric), each EXEC decision depends only on what it
-// needs, and mm's scratchpad range check (a multiplier deep) is deferred: EXEC
-// registers its result and starts the load unit; the first MM cycle decides.
-// A failing check then traps SPAD_RANGE with nothing observable done: the
-// load unit is aborted (mm_kill_o) before any product reaches the array, its
-// counter events in that cycle are dropped (spu_core), mm's own EXEC events
-// (2 cycles, 1 instret) are only counted in the first MM cycle, and pc
-// returns to the mm. Only the loop stack may have moved (not observable; RUN
-// clears it). In EXEC pc < UCODE_WORDS (FETCH traps otherwise), so all pc
-// arithmetic there is UAW+1 bits wide.
+// needs. mm's scratchpad range is checked step by step by the load unit
+// (docs/isa.md): EXEC only checks alignment and starts the stream; when the
+// stream reaches a step outside the scratchpad (mm_bad_i, an MM cycle) the
+// sequencer traps SPAD_RANGE with pc back at the mm (mm_kill_o aborts the
+// load unit; that cycle's events are dropped, spu_core), and mm's instret
+// is only counted at its last MM cycle. Only the loop stack may have moved
+// (not observable; RUN clears it). In EXEC pc < UCODE_WORDS (FETCH traps
+// otherwise), so all pc arithmetic there is UAW+1 bits wide.
 // Cycle accounting is per instruction (docs/isa.md timing rule): EXEC adds 2
 // when the instruction completes, every wait / MM cycle adds 1, a trapping
 // instruction adds nothing, so CYCLES at FETCH is T_n - T_0 (what the
@@ -75,12 +74,14 @@ module spu_sequencer #(
     output wire [15:0]    drain_add_o,
     // load unit
     output wire           mm_start_o,
-    output wire           mm_kill_o,      // first MM cycle of an mm whose range check failed
+    output wire           mm_kill_o,      // the stream reached a step outside the scratchpad
     output wire [AW-1:0]  mm_a_o,
     output wire [AW-1:0]  mm_b_o,
     output wire [AW-1:0]  mm_sa_o,
     output wire [AW-1:0]  mm_sb_o,
+    output wire [3:0]     mm_over_o,      // {sb, sa, b, a} >= 2^AW (spu_load_unit)
     output wire [31:0]    mm_k_o,
+    input  wire           mm_bad_i,
     input  wire           mm_last_i,
     // array and drain unit
     output wire           zacc_o,
@@ -102,7 +103,6 @@ module spu_sequencer #(
     localparam [31:0] SC32  = COLS * 4;
     localparam [31:0] UW32  = UCODE_WORDS;
     localparam [31:0] RM1   = ROWS - 1;
-    localparam [15:0] ROWS16 = ROWS[15:0];
     localparam [15:0] COLS16 = COLS[15:0];
     localparam integer COLSX4 = COLS * 4;
     localparam [15:0] COLS16X4 = COLSX4[15:0];
@@ -112,9 +112,9 @@ module spu_sequencer #(
     reg [7:0]  trap_q;
     reg [31:0] pc_q, wd_q;
     // strides kept in SW = AW+2 bits: a stride of 2^(AW+1) or more (out of
-    // range times any n >= 1, like every value that large in spu_range_check)
-    // is kept as its low bits plus a "big" top bit and given to the range
-    // checks as all ones -- the same verdicts, 3 x (30 - AW) flip-flops fewer
+    // range times any n >= 1) is kept as its low bits plus a "big" top bit --
+    // the same verdicts of st's check and mm's per-step check (mm_over_o),
+    // 3 x (30 - AW) flip-flops fewer
     localparam integer SW = AW + 2;
     reg [SW-1:0] sa_q, sb_q, sc_q;
     reg [3:0]  cin_q, cout_q;
@@ -167,23 +167,14 @@ module spu_sequencer #(
         input [31:0] v;
         stride_keep = {|v[31:SW-1], v[SW-2:0]};
     endfunction
-    function [31:0] stride32;             // kept stride -> range-check operand
-        input [SW-1:0] k;
-        stride32 = k[SW-1] ? 32'hFFFFFFFF : {{(33-SW){1'b0}}, k[SW-2:0]};
-    endfunction
-    wire mm_bad_a, mm_bad_b, st_bad;
+    wire st_bad;
     wire out32 = (cout_q == DT_INT32);
-    spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_a (
-        .base_i(ra), .n_i(rc - 32'd1), .stride_i(stride32(sa_q)), .span_i(ROWS16), .bad_o(mm_bad_a));
-    spu_range_check #(.LIMIT(SPAD_BYTES)) u_rc_b (
-        .base_i(rb), .n_i(rc - 32'd1), .stride_i(stride32(sb_q)), .span_i(COLS16), .bad_o(mm_bad_b));
-    // st: base + (ROWS-1)*strideC + span > LIMIT, the same predicate as
-    // spu_range_check with a constant n, but with everything that does not
-    // depend on the base register precomputed from strideC and cfg `out`
-    // into registers (timing: EXEC only compares the base with a room).
+    // st: base + (ROWS-1)*strideC + span > LIMIT (no wrap), with everything
+    // that does not depend on the base register precomputed from strideC and
+    // cfg `out` into registers (timing: EXEC only compares the base with a room).
     // strideC and cfg change in an EXEC; the next st's EXEC is at least two
     // cycles later, so the one-cycle-old precomputation is always current.
-    localparam integer NWS = AW + 1;                    // spu_range_check's NW
+    localparam integer NWS = AW + 1;                    // room bits (LIMIT = 2^AW fits)
     localparam [31:0]  LIM32 = SPAD_BYTES;
     wire [31:0] st_lim   = RM1 * {{(33-SW){1'b0}}, sc_q[SW-2:0]} + (out32 ? {16'd0, COLS16X4} : {16'd0, COLS16});
     reg         st_over_q;                              // (ROWS-1)*strideC + span alone > LIMIT
@@ -264,12 +255,9 @@ module spu_sequencer #(
     reg [31:0] tgt, npc;
     wire       exec = (ph_q == P_EXEC);
     wire       ok   = exec && !illegal;     // a decodable instruction in EXEC
-    // deferred mm range check (see the header): set by mm's EXEC, decided in
-    // the first MM cycle
-    reg           mm_chk_q, mm_bad_q;
+    // mm's range: the load unit reports the first step outside (see the header)
     reg [UAW-1:0] mm_pc_q;
-    wire          mm_first = (ph_q == P_MM) && mm_chk_q;
-    wire          mm_kill  = mm_first && mm_bad_q;
+    wire          mm_kill  = (ph_q == P_MM) && mm_bad_i;
 
     // ---- iterative mul: radix 4, low 32 bits, most significant digit first ----
     // Step n (n = 0..15, in mul_n_q) adds rB * rC[31-2n -: 2] to 4 * p. The
@@ -377,12 +365,12 @@ module spu_sequencer #(
         end
 
         // counter events (see the header: per-instruction cost accounting;
-        // mm's EXEC share is counted in its first MM cycle)
+        // mm's instret is counted at its last MM cycle)
         ev_cycles_o      = 2'd0;
         ev_instret_o     = 1'b0;
         ev_stall_drain_o = 1'b0;
-        if (ph_q == P_MM) ev_cycles_o = mm_kill ? 2'd0 : mm_first ? 2'd3 : 2'd1;
-        if (mm_first && !mm_kill) ev_instret_o = 1'b1;
+        if (ph_q == P_MM) ev_cycles_o = mm_kill ? 2'd0 : 2'd1;
+        if (ph_q == P_MM && mm_last_i) ev_instret_o = 1'b1;     // (never with mm_bad_i)
         if (ex_wait) ev_stall_drain_o = !mul_wait;
         if (ex_done && !do_mm) ev_instret_o = 1'b1;
         // CYCLES does not wait for the trap decision (timing: the watchdog's
@@ -390,7 +378,7 @@ module spu_sequencer #(
         // in EXEC adds its 1 or 2 cycles too -- docs/isa.md leaves the cycle
         // count of trapped runs open (the RTL may count up to the trap)
         if (exec && stays) ev_cycles_o = 2'd1;
-        if (exec && !stays && !(op == OP_MM && !k_zero)) ev_cycles_o = 2'd2;
+        if (exec && !stays) ev_cycles_o = 2'd2;
     end
 
     // ---- fetch checks --------------------------------------------------------------
@@ -475,17 +463,8 @@ module spu_sequencer #(
         end
     end
 
-    always @(posedge clk_i) begin
-        if (rst_i || stop_i || run_i) begin
-            mm_chk_q <= 1'b0;
-        end else if (do_mm) begin
-            mm_chk_q <= 1'b1;
-            mm_bad_q <= mm_bad_a || mm_bad_b;
-            mm_pc_q  <= pc_q[UAW-1:0];
-        end else begin
-            mm_chk_q <= 1'b0;
-        end
-    end
+    always @(posedge clk_i)
+        if (do_mm) mm_pc_q <= pc_q[UAW-1:0];
 
     // ---- outputs ---------------------------------------------------------------------
     // the microcode read is issued on the way INTO FETCH (RUN, an EXEC that
@@ -512,6 +491,7 @@ module spu_sequencer #(
     assign mm_b_o        = rb[AW-1:0];
     assign mm_sa_o       = sa_q[AW-1:0];
     assign mm_sb_o       = sb_q[AW-1:0];
+    assign mm_over_o     = {|sb_q[SW-1:AW], |sa_q[SW-1:AW], |rb[31:AW], |ra[31:AW]};
     assign mm_k_o        = rc;
     assign zacc_o        = ok && (op == OP_ZACC);
     assign st_o          = do_st;
