@@ -369,6 +369,37 @@ TEST_P(RtlCore, LoopShapesMatchModel)
     }
 }
 
+// The next pc is the microcode read address: taken (branch / jmp / loop skip)
+// ? target : fall_q, with fall_q prepared in FETCH -- pc + 1 with the back
+// edge, or just pc + 1 after a `loop` (spu_sequencer). Control transfers as the
+// last instruction of a loop body, against the model.
+TEST_P(RtlCore, NextPcShapesMatchModel)
+{
+    std::vector<uint8_t> mem(64);
+    const std::vector<std::vector<uint32_t>> progs = {
+        // blt at the end of a body: taken once (out of the loop, back in by jmp), then not (back edge)
+        {LI(1, 4), LI(2, 0), LI(3, 2), LOOP(1, 6), ADDI(2, 2, 1), BLT(2, 3, 7), HALT(), ADDI(4, 4, 1), JMP(4)},
+        // bne taken at the end of a body (never the back edge), blt back into the body
+        {LI(1, 3), LOOP(1, 4), ADDI(2, 2, 1), BNE(2, 0, 5), HALT(), ADDI(3, 3, 1), BLT(3, 1, 2), HALT()},
+        // a counted loop as the last instruction of an outer body (no back edge
+        // on the outer), then a loop with count 0 (skip)
+        {LI(1, 2), LI(2, 2), LI(5, 0), LOOP(1, 6), ADDI(3, 3, 1), LOOP(2, 8), ADDI(4, 4, 1), ADDI(6, 6, 1),
+         LOOP(5, 10), ADDI(7, 7, 1), HALT()},
+        // a skipping loop (count 0) as the last instruction of a body
+        {LI(1, 3), LOOP(1, 4), ADDI(3, 3, 1), LOOP(0, 5), HALT(), ADDI(4, 4, 1), BLT(4, 1, 2), HALT()},
+        // a taken branch to the loop end (no back edge, no pop), then the end reached sequentially
+        {LI(1, 3), LOOP(1, 4), BNE(1, 0, 4), ADDI(3, 3, 1), ADDI(4, 4, 1), LOOP(1, 8), ADDI(5, 5, 1), ADDI(6, 6, 1),
+         HALT()},
+        // a jmp at the end of a body right after an inner loop's pop
+        {LI(1, 2), LI(2, 3), LOOP(1, 7), LOOP(2, 5), ADDI(3, 3, 1), ADDI(4, 4, 1), JMP(8), HALT(), ADDI(5, 5, 1),
+         BLT(5, 1, 3), HALT()},
+    };
+    for (size_t i = 0; i < progs.size(); i++) {
+        differential(progs[i], mem, {}, 0, 2000, ("next-pc shape " + std::to_string(i)).c_str());
+        EXPECT_EQ(core->state(), SPU_STATE_HALTED) << "program " << i;
+    }
+}
+
 TEST_P(RtlCore, TrapPcRangeLoopStackWatchdog)
 {
     run_prog({JMP((int32_t)g.ucode_words)});

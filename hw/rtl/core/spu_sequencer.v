@@ -139,10 +139,15 @@ module spu_sequencer #(
     // word through EXEC (it is read only on the way into FETCH).
     reg  [5:0]  op;
     reg         illegal;
+    reg         is_jmp, is_bne, is_blt, is_loop;   // op decoded for the next-pc path
     always @(posedge clk_i) begin
         if (ph_q == P_FETCH) begin
             op      <= op_f;
             illegal <= illegal_f;
+            is_jmp  <= (op_f == OP_JMP);
+            is_bne  <= (op_f == OP_BNE);
+            is_blt  <= (op_f == OP_BLT);
+            is_loop <= (op_f == OP_LOOP);
         end
     end
     // registers (and the arguments RUN restores) in RAM: read in FETCH (the
@@ -214,7 +219,7 @@ module spu_sequencer #(
     reg           ls_dec_q, ls_pop_q;
     wire          ls_one;
     wire [PW-1:0] ls_end1, ls_start1;
-    reg  [PW-1:0] npc_seq_q;              // next pc of sequential flow (back edge included)
+    reg  [PW-1:0] fall_q;                 // next pc unless a branch / jmp / loop skip is taken
     wire [31:0]   ls_count1;
     wire          unused_ls_count1_0 = ls_count1[0];
     always @(posedge clk_i) begin
@@ -233,7 +238,8 @@ module spu_sequencer #(
                                : (ls_count[31:1] != 31'd0);
     always @(posedge clk_i) begin
         if (ph_q == P_FETCH) begin
-            npc_seq_q <= (at_end_f && again_f) ? (ls_pop_q ? ls_start1 : ls_start) : seq_pc_f;
+            // sequential flow (back edge included); `loop` never takes a back edge
+            fall_q   <= (at_end_f && again_f && op_f != OP_LOOP) ? (ls_pop_q ? ls_start1 : ls_start) : seq_pc_f;
             seq_pc   <= seq_pc_f;
             at_end_q <= at_end_f;
             again_q  <= again_f;
@@ -251,8 +257,7 @@ module spu_sequencer #(
     // ---- execute (combinational, valid in P_EXEC) ---------------------------------
     reg        ex_trap, ex_wait, ex_done, ex_halt;
     reg [7:0]  ex_cause;
-    reg        is_seq;
-    reg [31:0] tgt, npc;
+    reg [31:0] npc;
     wire       exec = (ph_q == P_EXEC);
     wire       ok   = exec && !illegal;     // a decodable instruction in EXEC
     // mm's range: the load unit reports the first step outside (see the header)
@@ -304,9 +309,23 @@ module spu_sequencer #(
     reg  rd_we;
     reg  [31:0] rd_val;
 
+    // next pc: a taken branch / jmp / loop skip goes to the target, anything
+    // else to fall_q, prepared in FETCH (sequential flow with the back edge,
+    // or pc + 1 after a `loop`). The decision is the last select (timing: the
+    // register compares, blt's carry chain last of all, feed the microcode
+    // RAM's read address through one mux level).
+    wire        br_ne     = (ra != rb);
+    wire        br_lt     = ($signed(ra) < $signed(rb));
+    wire        ra_zero   = (ra == 32'd0);
+    wire        take_fast = is_jmp || (is_bne && br_ne) || (is_loop && ra_zero);
+    wire        take_lt   = is_blt && br_lt;
+    wire        taken     = take_fast || take_lt;
+    wire [31:0] tgt       = is_jmp ? imm22u : imm18u;
+    wire        is_seq    = !taken && !is_loop;        // may take the back edge
+
     always @* begin
         ex_trap = 1'b0; ex_cause = TRAP_NONE; ex_halt = 1'b0;
-        rd_we = 1'b0; rd_val = 32'd0; is_seq = 1'b1; tgt = {{(32-PW){1'b0}}, seq_pc};
+        rd_we = 1'b0; rd_val = 32'd0;
         if (illegal) begin
             ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;
         end else begin
@@ -317,16 +336,10 @@ module spu_sequencer #(
                 OP_ADDI, OP_ADD, OP_SUB: begin rd_we = 1'b1; rd_val = alu_sum; end
                 OP_SHLI:   begin rd_we = 1'b1; rd_val = rb << imm18u[4:0]; end
                 OP_MUL:    begin rd_we = 1'b1; rd_val = mul_p_q; end
-                OP_BNE:    if (ra != rb) begin is_seq = 1'b0; tgt = imm18u; end
-                OP_BLT:    if ($signed(ra) < $signed(rb)) begin is_seq = 1'b0; tgt = imm18u; end
-                OP_JMP:    begin is_seq = 1'b0; tgt = imm22u; end
-                OP_LOOP: begin
-                    is_seq = 1'b0;   // the loop instruction never takes a back edge
+                OP_LOOP: begin       // (ra = 0: taken, to imm18)
                     if (loop_empty_body) begin
                         ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;      // empty body
-                    end else if (ra == 32'd0) begin
-                        tgt = imm18u;
-                    end else if (ls_full) begin
+                    end else if (!ra_zero && ls_full) begin
                         ex_trap = 1'b1; ex_cause = TRAP_LOOP_STACK;
                     end
                 end
@@ -355,7 +368,7 @@ module spu_sequencer #(
         ls_push = do_push;
         ls_pop  = 1'b0;
         ls_dec  = 1'b0;
-        npc     = is_seq ? {{(32-PW){1'b0}}, npc_seq_q} : tgt;   // (back edge: FETCH)
+        npc     = taken ? tgt : {{(32-PW){1'b0}}, fall_q};   // (back edge: FETCH)
         if (is_seq && at_end_q) begin
             if (again_q) begin                              // count > 1
                 ls_dec = advance;
@@ -474,7 +487,10 @@ module spu_sequencer #(
     assign ucode_re_o    = !rst_i && !stop_i &&
                            (run_i || (advance && op != OP_HALT && !(op == OP_MM && !k_zero)) ||
                             ((ph_q == P_MM) && mm_last_i));
-    assign ucode_raddr_o = run_i ? run_pc_i[UAW-1:0] : exec ? npc[UAW-1:0] : pc_q[UAW-1:0];
+    // (run_i never comes while running; the taken selects are last, blt's last of all)
+    wire [UAW-1:0] raddr_base = run_i ? run_pc_i[UAW-1:0] : exec ? fall_q[UAW-1:0] : pc_q[UAW-1:0];
+    wire [UAW-1:0] raddr_fast = (exec && !run_i && take_fast) ? tgt[UAW-1:0] : raddr_base;
+    assign ucode_raddr_o = (exec && !run_i && take_lt) ? tgt[UAW-1:0] : raddr_fast;
     assign state_o       = status_q;
     assign trap_o        = trap_q;
     assign pc_o          = pc_q;
