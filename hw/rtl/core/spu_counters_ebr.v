@@ -148,10 +148,24 @@ module spu_counters_ebr #(
     reg  [8*PB-1:0] pre_q;      // slot s at [s*PB +: PB]; the drain slot's field stays 0
     reg  [PDB-1:0]  pred_q;     // DRAIN_BUSY's prescaler
     wire [RW-1:0]   rdata;
-    wire [PB-1:0]   pre_one = pre_q[p_slot_q*PB +: PB];
-    wire [PW-1:0]   pre_sel = (p_slot_q == S_DRAIN) ? {{(PW-PDB){1'b0}}, pred_q}
-                                                    : {{(PW-PB){1'b0}}, pre_one};
-    wire [RW-1:0]   sum     = rdata + {{(RW-PW){1'b0}}, pre_sel};
+    // pre[slot] at t+1 is registered at t (pre_sel_q), so that the sum starts
+    // from flip-flops (timing: `cnt` -> register write data). No commit at t
+    // touches the slot read at t (a commit needs a different slot), so that
+    // value is pre + events of t -- except after rst_i/clear_i at t, when
+    // nothing uses the sum of t+1 (no commit, no host load, no `cnt` EXEC).
+    wire [8*PB-1:0] pre_inc;    // pre_q + this cycle's events, per slot
+    genvar gs;
+    generate
+        for (gs = 0; gs < 8; gs = gs + 1) begin : g_inc
+            assign pre_inc[gs*PB +: PB] = pre_q[gs*PB +: PB] + {{(PB-1){1'b0}}, ev[gs]};
+        end
+    endgenerate
+    wire [PDB-1:0]  pred_inc = pred_q + drain_add_i[PDB-1:0];
+    reg  [PW-1:0]   pre_sel_q;
+    always @(posedge clk_i)
+        pre_sel_q <= (rd_slot == S_DRAIN) ? {{(PW-PDB){1'b0}}, pred_inc}
+                                          : {{(PW-PB){1'b0}}, pre_inc[rd_slot*PB +: PB]};
+    wire [RW-1:0]   sum     = rdata + {{(RW-PW){1'b0}}, pre_sel_q};
     wire            commit_ok = p_live_q && !clear_i && !rst_i;
     wire            commit  = commit_ok && (seq_fetch_i ? (slot_f != p_slot_q) : (slot_nf != p_slot_q));
 
@@ -168,14 +182,14 @@ module spu_counters_ebr #(
             else if (rst_i || (clear_i && RUN_CLR[s]) || (commit && {29'd0, p_slot_q} == s))
                 pre_q[s*PB +: PB] <= {{(PB-1){1'b0}}, ev[s] && !rst_i && !clear_i};
             else
-                pre_q[s*PB +: PB] <= pre_q[s*PB +: PB] + {{(PB-1){1'b0}}, ev[s]};
+                pre_q[s*PB +: PB] <= pre_inc[s*PB +: PB];
         end
         if (rst_i || clear_i)
             pred_q <= {PDB{1'b0}};
         else if (commit && p_slot_q == S_DRAIN)
             pred_q <= drain_add_i[PDB-1:0];
         else
-            pred_q <= pred_q + drain_add_i[PDB-1:0];
+            pred_q <= pred_inc;
         if (rst_i) begin
             clr_q <= 8'hFF;
         end else if (clear_i) begin
