@@ -14,6 +14,9 @@
 // in one cycle, without touching the RAM: one "written since RUN" flag per
 // register selects between the register's word and its argument's word.
 // rst_i also forgets the arguments (they read 0 until written).
+// host_i (a flip-flop: the sequencer is idle) selects the argument port as
+// the write source, so the write data/address muxes do not wait for the
+// enables (timing); arg_we_i only comes with host_i, we_i only without.
 // Storage: one 32-word RAM per read port (words 0..15 registers, 16+r the
 // argument of r), all written together. Word 0 (r0) is never written and
 // starts at 0 (ZERO_INIT), so a register that reads 0 (r0, or neither written
@@ -33,6 +36,7 @@ module spu_regfile (
     input  wire        we_i,
     input  wire [3:0]  waddr_i,
     input  wire [31:0] wdata_i,
+    input  wire        host_i,
     input  wire        arg_we_i,
     input  wire [2:0]  arg_idx_i,
     input  wire [31:0] arg_wdata_i
@@ -42,8 +46,8 @@ module spu_regfile (
 
     wire [3:0] arg_reg = {1'b0, arg_idx_i} + 4'd1;
     wire       w_en    = (we_i && waddr_i != 4'd0) || arg_we_i;
-    wire [4:0] w_addr  = arg_we_i ? {1'b1, arg_reg} : {1'b0, waddr_i};
-    wire [31:0] w_data = arg_we_i ? arg_wdata_i : wdata_i;
+    wire [4:0] w_addr  = host_i ? {1'b1, arg_reg} : {1'b0, waddr_i};
+    wire [31:0] w_data = host_i ? arg_wdata_i : wdata_i;
 
     always @(posedge clk_i) begin
         if (rst_i) begin

@@ -140,6 +140,8 @@ module spu_sequencer #(
     reg  [5:0]  op;
     reg         illegal;
     reg         is_jmp, is_bne, is_blt, is_loop;   // op decoded for the next-pc path
+    reg         wr_imm, wr_alu, wr_shl, wr_mul, wr_cnt; // ... and for the register write
+    reg         alu_imm, alu_sub;
     always @(posedge clk_i) begin
         if (ph_q == P_FETCH) begin
             op      <= op_f;
@@ -148,6 +150,13 @@ module spu_sequencer #(
             is_bne  <= (op_f == OP_BNE);
             is_blt  <= (op_f == OP_BLT);
             is_loop <= (op_f == OP_LOOP);
+            wr_imm  <= (op_f == OP_LI) || (op_f == OP_LUI);
+            wr_alu  <= (op_f == OP_ADDI) || (op_f == OP_ADD) || (op_f == OP_SUB);
+            wr_shl  <= (op_f == OP_SHLI);
+            wr_mul  <= (op_f == OP_MUL);
+            wr_cnt  <= (op_f == OP_CNT);
+            alu_imm <= (op_f == OP_ADDI);
+            alu_sub <= (op_f == OP_SUB);
         end
     end
     // registers (and the arguments RUN restores) in RAM: read in FETCH (the
@@ -155,6 +164,7 @@ module spu_sequencer #(
     // host's register read (REGS) while not running, one cycle after dbg_sel_i.
     wire [31:0] ra, rb, rc;
     reg         rf_we;
+    wire [31:0] rd_val;
     wire        running_n = (status_q == STATE_RUNNING);
     spu_regfile u_rf (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i && !stop_i),
@@ -162,7 +172,7 @@ module spu_sequencer #(
         .a_i(running_n ? fa : dbg_sel_i), .b_i(fb), .c_i(fc),
         .ra_o(ra), .rb_o(rb), .rc_o(rc),
         .we_i(rf_we), .waddr_i(fa), .wdata_i(rd_val),
-        .arg_we_i(arg_we_i && ph_q == P_OFF && !stop_i && !run_i),
+        .host_i(ph_q == P_OFF), .arg_we_i(arg_we_i && ph_q == P_OFF && !stop_i && !run_i),
         .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i)
     );
     assign dbg_value_o = ra;
@@ -291,8 +301,7 @@ module spu_sequencer #(
     end
 
     // one adder for addi / add / sub (rB + imm, rB + rC, rB + ~rC + 1)
-    wire        alu_sub = (op == OP_SUB);
-    wire [31:0] alu_rhs = (op == OP_ADDI) ? imm18s : (alu_sub ? ~rc : rc);
+    wire [31:0] alu_rhs = alu_imm ? imm18s : (alu_sub ? ~rc : rc);
     wire [32:0] alu_add = {rb, 1'b1} + {alu_rhs, alu_sub};   // carry-in in bit 0
     wire [31:0] alu_sum = alu_add[32:1];
     wire        unused_alu_c = alu_add[0];
@@ -306,8 +315,13 @@ module spu_sequencer #(
     wire do_st      = ok && (op == OP_ST) && !st_mis && !st_bad && drain_free_i;
     wire do_push    = ok && (op == OP_LOOP) && !loop_empty_body && (ra != 32'd0) && !ls_full;
     wire advance    = ok && !stays;                    // leaves EXEC unless it traps
-    reg  rd_we;
-    reg  [31:0] rd_val;
+    wire rd_we = wr_imm || wr_alu || wr_shl || wr_mul || wr_cnt;
+    // the value written: an AND-OR of the sources, selected by flags from
+    // FETCH (the write enable says whether it is written at all)
+    wire [31:0] imm_val = (op == OP_LUI) ? {imm22u[15:0], 16'd0} : imm22s;
+    assign rd_val = ({32{wr_imm}} & imm_val) | ({32{wr_alu}} & alu_sum) |
+                    ({32{wr_shl}} & (rb << imm18u[4:0])) | ({32{wr_mul}} & mul_p_q) |
+                    ({32{wr_cnt}} & cnt_value_i);
 
     // next pc: a taken branch / jmp / loop skip goes to the target, anything
     // else to fall_q, prepared in FETCH (sequential flow with the back edge,
@@ -325,17 +339,11 @@ module spu_sequencer #(
 
     always @* begin
         ex_trap = 1'b0; ex_cause = TRAP_NONE; ex_halt = 1'b0;
-        rd_we = 1'b0; rd_val = 32'd0;
         if (illegal) begin
             ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;
         end else begin
             case (op)
                 OP_HALT:   ex_halt = 1'b1;
-                OP_LI:     begin rd_we = 1'b1; rd_val = imm22s; end
-                OP_LUI:    begin rd_we = 1'b1; rd_val = {imm22u[15:0], 16'd0}; end
-                OP_ADDI, OP_ADD, OP_SUB: begin rd_we = 1'b1; rd_val = alu_sum; end
-                OP_SHLI:   begin rd_we = 1'b1; rd_val = rb << imm18u[4:0]; end
-                OP_MUL:    begin rd_we = 1'b1; rd_val = mul_p_q; end
                 OP_LOOP: begin       // (ra = 0: taken, to imm18)
                     if (loop_empty_body) begin
                         ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;      // empty body
@@ -353,7 +361,6 @@ module spu_sequencer #(
                         ex_trap = 1'b1; ex_cause = TRAP_SPAD_RANGE;
                     end
                 end
-                OP_CNT:    begin rd_we = 1'b1; rd_val = cnt_value_i; end
                 default:   ;   // nop, cfg, stride, zacc, sync
             endcase
         end
