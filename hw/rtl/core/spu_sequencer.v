@@ -142,6 +142,7 @@ module spu_sequencer #(
     reg         is_jmp, is_bne, is_blt, is_loop;   // op decoded for the next-pc path
     reg         wr_imm, wr_alu, wr_shl, wr_mul, wr_cnt; // ... and for the register write
     reg         alu_imm, alu_sub;
+    reg         is_halt, is_mm, is_st, is_dw;           // ... and for the traps and waits
     always @(posedge clk_i) begin
         if (ph_q == P_FETCH) begin
             op      <= op_f;
@@ -157,6 +158,10 @@ module spu_sequencer #(
             wr_cnt  <= (op_f == OP_CNT);
             alu_imm <= (op_f == OP_ADDI);
             alu_sub <= (op_f == OP_SUB);
+            is_halt <= (op_f == OP_HALT);
+            is_mm   <= (op_f == OP_MM);
+            is_st   <= (op_f == OP_ST);
+            is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC) || (op_f == OP_ST);
         end
     end
     // registers (and the arguments RUN restores) in RAM: read in FETCH (the
@@ -283,7 +288,7 @@ module spu_sequencer #(
     reg  [31:0] mul_p_q;
     reg  [3:0]  mul_n_q;
     reg         mul_busy_q;
-    wire        is_mul   = exec && !illegal && (op == OP_MUL);
+    wire        is_mul   = exec && !illegal && wr_mul;
     wire [1:0]  mul_dig  = rc[{~mul_n_q, 1'b1} -: 2];
     wire [31:0] mul_p    = mul_busy_q ? {mul_p_q[29:0], 2'b00} : 32'd0;
     wire [31:0] mul_p_d  = mul_p + (mul_dig[0] ? rb : 32'd0)
@@ -307,13 +312,13 @@ module spu_sequencer #(
     wire        unused_alu_c = alu_add[0];
 
     // per-consumer decisions, each from the few signals it needs
-    wire drain_wait = !drain_free_i && (op == OP_HALT || op == OP_SYNC || op == OP_ST);
-    wire mul_wait   = (op == OP_MUL) && !mul_last;
+    wire drain_wait = !drain_free_i && is_dw;
+    wire mul_wait   = wr_mul && !mul_last;
     wire stays      = drain_wait || mul_wait;          // EXEC again next cycle (if no trap)
     wire k_zero     = (rc == 32'd0);
-    wire do_mm      = ok && (op == OP_MM) && !k_zero && !mm_mis;
-    wire do_st      = ok && (op == OP_ST) && !st_mis && !st_bad && drain_free_i;
-    wire do_push    = ok && (op == OP_LOOP) && !loop_empty_body && (ra != 32'd0) && !ls_full;
+    wire do_mm      = ok && is_mm && !k_zero && !mm_mis;
+    wire do_st      = ok && is_st && !st_mis && !st_bad && drain_free_i;
+    wire do_push    = ok && is_loop && !loop_empty_body && !ra_zero && !ls_full;
     wire advance    = ok && !stays;                    // leaves EXEC unless it traps
     wire rd_we = wr_imm || wr_alu || wr_shl || wr_mul || wr_cnt;
     // the value written: an AND-OR of the sources, selected by flags from
@@ -337,33 +342,18 @@ module spu_sequencer #(
     wire [31:0] tgt       = is_jmp ? imm22u : imm18u;
     wire        is_seq    = !taken && !is_loop;        // may take the back edge
 
+    // traps of EXEC, one term per instruction (flags from FETCH): illegal
+    // (also a loop's empty body), loop stack overflow, mm misaligned (K = 0:
+    // no effect, no checks), st misaligned or out of range
+    wire loop_ill  = is_loop && loop_empty_body;
+    wire loop_trap = is_loop && !ra_zero && ls_full;
+    wire mm_trap   = is_mm && !k_zero && mm_mis;
+    wire st_trap   = is_st && (st_mis || st_bad);
     always @* begin
-        ex_trap = 1'b0; ex_cause = TRAP_NONE; ex_halt = 1'b0;
-        if (illegal) begin
-            ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;
-        end else begin
-            case (op)
-                OP_HALT:   ex_halt = 1'b1;
-                OP_LOOP: begin       // (ra = 0: taken, to imm18)
-                    if (loop_empty_body) begin
-                        ex_trap = 1'b1; ex_cause = TRAP_ILLEGAL;      // empty body
-                    end else if (!ra_zero && ls_full) begin
-                        ex_trap = 1'b1; ex_cause = TRAP_LOOP_STACK;
-                    end
-                end
-                OP_MM:     if (!k_zero && mm_mis) begin             // K = 0: no effect, no checks
-                               ex_trap = 1'b1; ex_cause = TRAP_MISALIGNED;
-                           end
-                OP_ST: begin
-                    if (st_mis) begin
-                        ex_trap = 1'b1; ex_cause = TRAP_MISALIGNED;
-                    end else if (st_bad) begin
-                        ex_trap = 1'b1; ex_cause = TRAP_SPAD_RANGE;
-                    end
-                end
-                default:   ;   // nop, cfg, stride, zacc, sync
-            endcase
-        end
+        ex_trap  = illegal || loop_ill || loop_trap || mm_trap || st_trap;
+        ex_cause = (illegal || loop_ill) ? TRAP_ILLEGAL : is_loop ? TRAP_LOOP_STACK :
+                   (is_mm || st_mis) ? TRAP_MISALIGNED : TRAP_SPAD_RANGE;
+        ex_halt  = is_halt;                 // (used with ex_done: not illegal)
         ex_wait = exec && !ex_trap && stays;
         ex_done = exec && !ex_trap && !stays;
         // register writes never depend on a trap (no writing instruction traps)
@@ -492,7 +482,7 @@ module spu_sequencer #(
     // (also when the instruction traps: a read is harmless, and the trap
     // decision stays off this path)
     assign ucode_re_o    = !rst_i && !stop_i &&
-                           (run_i || (advance && op != OP_HALT && !(op == OP_MM && !k_zero)) ||
+                           (run_i || (advance && !is_halt && !(is_mm && !k_zero)) ||
                             ((ph_q == P_MM) && mm_last_i));
     // (run_i never comes while running; the taken selects are last, blt's last of all)
     wire [UAW-1:0] raddr_base = run_i ? run_pc_i[UAW-1:0] : exec ? fall_q[UAW-1:0] : pc_q[UAW-1:0];
@@ -503,7 +493,7 @@ module spu_sequencer #(
     assign pc_o          = pc_q;
     assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
-    assign cnt_use_o     = ok && (op == OP_CNT);
+    assign cnt_use_o     = ok && wr_cnt;
     assign cnt_fetch_o   = (ph_q == P_FETCH) && (op_f == OP_CNT);
     assign ev_mm_o       = (ph_q == P_MM) && !mm_kill;
     assign clear_o       = run_i;
