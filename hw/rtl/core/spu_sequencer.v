@@ -403,7 +403,6 @@ module spu_sequencer #(
             ph_q     <= P_OFF;
             status_q <= STATE_IDLE;
             trap_q   <= TRAP_NONE;
-            pc_q     <= 32'd0;
             wd_q     <= 32'd0;
             sa_q <= stride_keep(WB32); sb_q <= stride_keep(WB32); sc_q <= stride_keep(SC32);
             cin_q   <= CFG_IN_DEFAULT[3:0];
@@ -418,7 +417,6 @@ module spu_sequencer #(
             ph_q     <= P_FETCH;
             status_q <= STATE_RUNNING;
             trap_q   <= TRAP_NONE;
-            pc_q     <= run_pc_i;
             wd_q     <= run_watchdog_i;
             sa_q <= stride_keep(WB32); sb_q <= stride_keep(WB32); sc_q <= stride_keep(SC32);
             cin_q   <= CFG_IN_DEFAULT[3:0];
@@ -455,7 +453,6 @@ module spu_sequencer #(
                         if (ex_halt) begin
                             ph_q <= P_OFF; status_q <= STATE_HALTED;
                         end else begin
-                            pc_q <= npc;
                             ph_q <= do_mm ? P_MM : P_FETCH;
                         end
                     end
@@ -463,7 +460,6 @@ module spu_sequencer #(
                 P_MM: begin
                     if (mm_kill) begin
                         ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= TRAP_SPAD_RANGE;
-                        pc_q <= {{(32-UAW){1'b0}}, mm_pc_q};
                     end else if (mm_last_i) begin
                         ph_q <= P_FETCH;
                     end
@@ -471,6 +467,23 @@ module spu_sequencer #(
                 default: ;
             endcase
         end
+    end
+
+    // pc: written by every EXEC that leaves (not halt), the trap decision
+    // last -- a trap keeps the pc (timing: the enable does not wait for it);
+    // mm's range trap returns to the mm
+    wire pc_exec = exec && !stays && !is_halt;
+    always @(posedge clk_i) begin
+        if (rst_i)
+            pc_q <= 32'd0;
+        else if (stop_i)
+            pc_q <= pc_q;
+        else if (run_i)
+            pc_q <= run_pc_i;
+        else if (mm_kill)
+            pc_q <= {{(32-UAW){1'b0}}, mm_pc_q};
+        else if (pc_exec)
+            pc_q <= ex_trap ? pc_q : npc;
     end
 
     always @(posedge clk_i)
