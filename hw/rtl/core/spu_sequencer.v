@@ -333,9 +333,11 @@ module spu_sequencer #(
     // or pc + 1 after a `loop`). The decision is the last select (timing: the
     // register compares, blt's carry chain last of all, feed the microcode
     // RAM's read address through one mux level).
-    wire        br_ne     = (ra != rb);
+    wire        br_ne, ra_nz;
+    spu_ne u_br_ne (.a_i(ra), .b_i(rb), .ne_o(br_ne));                   // own module: shallow
+    spu_ne #(.ZERO(1)) u_ra_nz (.a_i(ra), .b_i(32'd0), .ne_o(ra_nz));
     wire        br_lt     = ($signed(ra) < $signed(rb));
-    wire        ra_zero   = (ra == 32'd0);
+    wire        ra_zero   = !ra_nz;
     wire        take_fast = is_jmp || (is_bne && br_ne) || (is_loop && ra_zero);
     wire        take_lt   = is_blt && br_lt;
     wire        taken     = take_fast || take_lt;
