@@ -227,7 +227,11 @@ module spu_sequencer #(
     wire          at_end_f, again_f;
     wire        imm_hi   = (imm18u[17:PW] != {(18-PW){1'b0}});
     wire [PW-1:0] push_end = imm_hi ? {PW{1'b1}} : imm18u[PW-1:0];
-    wire        loop_empty_body = !imm_hi && (imm18u[PW-1:0] <= seq_pc);
+    // a loop's empty body (end <= pc + 1), from the instruction FETCH already
+    // has, registered (timing: no compare between the microcode RAM and EXEC's
+    // trap decision)
+    wire        loop_empty_f = !imm_hi && (imm18u[PW-1:0] <= seq_pc_f);
+    reg         loop_empty_body;
     // The loop stack's dec / pop of an EXEC is applied in the next cycle
     // (timing: the branch decision no longer drives the stack's flip-flops);
     // a FETCH in that cycle looks past the pending operation.
@@ -256,6 +260,7 @@ module spu_sequencer #(
             // sequential flow (back edge included); `loop` never takes a back edge
             fall_q   <= (at_end_f && again_f && op_f != OP_LOOP) ? (ls_pop_q ? ls_start1 : ls_start) : seq_pc_f;
             seq_pc   <= seq_pc_f;
+            loop_empty_body <= loop_empty_f;
             at_end_q <= at_end_f;
             again_q  <= again_f;
         end

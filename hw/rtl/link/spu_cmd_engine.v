@@ -256,6 +256,23 @@ module spu_cmd_engine #(
                        (ctl_seq_q == seq);
 
     reg run_d, stop_d;
+    // the command as one-hot flags, registered (cmd holds from the end of the
+    // frame): valid from E_EXEC on, they replace 8-bit compares in the reply
+    // path (timing: cmd -> reply byte -> CRC / COBS encoder)
+    reg c_info_q, c_read_q, c_regs_q, c_status_q, c_counters_q;
+    reg c_args_q, c_write_q, c_ucode_q, c_run_q, c_reset_q;
+    always @(posedge clk_i) begin
+        c_info_q     <= (cmd == CMD_INFO);
+        c_read_q     <= (cmd == CMD_READ);
+        c_regs_q     <= (cmd == CMD_REGS);
+        c_status_q   <= (cmd == CMD_STATUS);
+        c_counters_q <= (cmd == CMD_COUNTERS);
+        c_args_q     <= (cmd == CMD_ARGS);
+        c_write_q    <= (cmd == CMD_WRITE);
+        c_ucode_q    <= (cmd == CMD_UCODE);
+        c_run_q      <= (cmd == CMD_RUN);
+        c_reset_q    <= (cmd == CMD_RESET);
+    end
     reg known_q, len_ok_q, addr_ok_q;      // the checks, registered in E_CHK
     always @(posedge clk_i) begin
         known_q   <= known;
@@ -342,16 +359,16 @@ module spu_cmd_engine #(
     wire [10:0] cnt_inc  = cnt_q + 11'd1;
     // E_BODY: STATUS counts from -6 (state, trap, pc, then cycles at 0..7),
     // COUNTERS from -1 (n, then counter c at 8c..8c+7), the others from 0
-    wire [10:0] body_first = (cmd == CMD_STATUS)   ? 11'h7FA :
-                             (cmd == CMD_COUNTERS) ? 11'h7FF : 11'd0;
-    wire [10:0] body_end   = (cmd == CMD_INFO)     ? INFO_BYTES[10:0] :
-                             (cmd == CMD_STATUS)   ? 11'd8 :
-                             (cmd == CMD_COUNTERS) ? {P_NCNT[7:0], 3'b000} :
-                             (cmd == CMD_REGS)     ? 11'd64 : rlen[10:0];
-    wire        has_body   = (cmd == CMD_INFO) || (cmd == CMD_STATUS) || (cmd == CMD_COUNTERS) ||
-                             (cmd == CMD_REGS) || (cmd == CMD_READ && rlen[10:0] != 11'd0);
+    wire [10:0] body_first = c_status_q   ? 11'h7FA :
+                             c_counters_q ? 11'h7FF : 11'd0;
+    wire [10:0] body_end   = c_info_q     ? INFO_BYTES[10:0] :
+                             c_status_q   ? 11'd8 :
+                             c_counters_q ? {P_NCNT[7:0], 3'b000} :
+                             c_regs_q     ? 11'd64 : rlen[10:0];
+    wire        has_body   = c_info_q || c_status_q || c_counters_q ||
+                             c_regs_q || (c_read_q && rlen[10:0] != 11'd0);
     // E_ACT ends with the payload: WRITE/UCODE leave the 4-byte address
-    wire        act_done   = (len_q == ((cmd == CMD_ARGS) ? 11'd0 : 11'd4));
+    wire        act_done   = (len_q == (c_args_q ? 11'd0 : 11'd4));
     wire [31:0] spad_addr  = {{(32-SAW){1'b0}}, spad_sum[SAW-1:0]};
     wire [31:0] ucode_addr = {{(32-UAW){1'b0}}, ucode_sum[UAW-1:0]};
 
@@ -399,15 +416,15 @@ module spu_cmd_engine #(
             end
             E_EXEC: begin
                 crc_clear = 1'b1;
-                cnt_d  = (cmd == CMD_ARGS) ? 11'h7FC : 11'd0;   // ARGS data from slot -4
+                cnt_d  = c_args_q ? 11'h7FC : 11'd0;   // ARGS data from slot -4
                 sub_d  = 2'd0;
                 csel_d = CNT_CYCLES[3:0];
                 st_d   = E_HDR;
                 if (status_d == ST_OK[2:0] && !retry) begin
-                    if (cmd == CMD_WRITE || cmd == CMD_UCODE || cmd == CMD_ARGS)
+                    if (c_write_q || c_ucode_q || c_args_q)
                         st_d = E_ACT;
-                    run_d  = (cmd == CMD_RUN);
-                    stop_d = (cmd == CMD_RESET);
+                    run_d  = c_run_q;
+                    stop_d = c_reset_q;
                 end
             end
             // ---- move payload bytes into the core: sub 0 read the ring, 1 use
@@ -417,7 +434,7 @@ module spu_cmd_engine #(
                     cnt_d = 11'd0;
                 end else if (sub_q == 2'd0) begin
                     sub_d = 2'd1;
-                end else if (cmd == CMD_WRITE) begin
+                end else if (c_write_q) begin
                     spad_req_valid_o = 1'b1;
                     spad_req_we_o    = 1'b1;
                     if (spad_req_ready_i) begin
@@ -432,8 +449,8 @@ module spu_cmd_engine #(
                     len_d  = len_q - 11'd1;
                     sub_d  = 2'd0;
                     if (cnt_q[1:0] == 2'b11) begin
-                        ucode_we_o = (cmd == CMD_UCODE);
-                        arg_we_o   = (cmd == CMD_ARGS);
+                        ucode_we_o = c_ucode_q;
+                        arg_we_o   = c_args_q;
                     end
                 end
             end
@@ -458,10 +475,10 @@ module spu_cmd_engine #(
             end
             // ---- reply body
             E_BODY: begin
-                if (cmd == CMD_INFO) begin
+                if (c_info_q) begin
                     enc_valid = 1'b1;
                     enc_data  = info_vec[{cnt_q[5:0], 3'b000} +: 8];
-                end else if (cmd == CMD_READ) begin
+                end else if (c_read_q) begin
                     if (sub_q == 2'd0) begin
                         spad_req_valid_o = 1'b1;
                         if (spad_req_ready_i) begin
@@ -480,7 +497,7 @@ module spu_cmd_engine #(
                         enc_valid = 1'b1;
                         enc_data  = rdat_q;
                     end
-                end else if (cmd == CMD_REGS) begin // 16 x u32, select then send
+                end else if (c_regs_q) begin // 16 x u32, select then send
                     // the register read port is stable while the core is not running
                     if (cnt_q[1:0] != 2'd0 || sub_q == 2'd3) begin
                         enc_valid = 1'b1;
@@ -492,7 +509,7 @@ module spu_cmd_engine #(
                         sub_d  = sub_q + 2'd1;      // two cycles for the read port
                     end
                 end else begin // STATUS (snapshot once) or COUNTERS (one per counter)
-                    if (cnt_q[10] && cmd == CMD_COUNTERS) begin
+                    if (cnt_q[10] && c_counters_q) begin
                         enc_valid = 1'b1;
                         enc_data  = P_NCNT[7:0];
                     end else if (sub_q == 2'd3) begin
@@ -500,7 +517,7 @@ module spu_cmd_engine #(
                         enc_data  = !cnt_q[10] ? snap_cnt64[{cnt_q[2:0], 3'b000} +: 8] :
                                     cnt_q[2]   ? snap_pc_q[{cnt_q[1:0], 3'b000} +: 8] :
                                     cnt_q[0]   ? snap_trap_q : {6'd0, snap_state_q};
-                    end else if (cmd == CMD_STATUS || sub_q == 2'd2) begin
+                    end else if (c_status_q || sub_q == 2'd2) begin
                         // STATUS: csel is CYCLES since E_EXEC
                         if (cnt_fresh_i) begin
                             snap  = 1'b1;
@@ -516,7 +533,7 @@ module spu_cmd_engine #(
                 if (enc_fire) begin
                     cnt_d = cnt_inc;
                     // STATUS keeps its snapshot, COUNTERS for the counter's 8 bytes
-                    if (cmd != CMD_STATUS && (cmd != CMD_COUNTERS || cnt_inc[2:0] == 3'd0))
+                    if (!c_status_q && (!c_counters_q || cnt_inc[2:0] == 3'd0))
                         sub_d = 2'd0;
                     if (cnt_inc == body_end) begin
                         st_d  = E_CRC;
