@@ -143,10 +143,22 @@ module spu_sequencer #(
     reg         wr_imm, wr_alu, wr_shl, wr_mul, wr_cnt; // ... and for the register write
     reg         alu_imm, alu_sub;
     reg         is_halt, is_mm, is_st, is_dw;           // ... and for the traps and waits
+    // ---- fetch checks --------------------------------------------------------------
+    wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
+    // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
+    wire pc_bad = ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) ? (pc_q[31:UAW] != {(32-UAW){1'b0}})
+                                                           : (pc_q >= UW32);
+    // FETCH's traps (watchdog, pc range) are decided in FETCH and raised in
+    // the next cycle: the instruction enters EXEC as `illegal` (no effect)
+    // with the FETCH cause (timing: the watchdog's 32-bit compare of CYCLES
+    // no longer feeds the state registers' enables in the same cycle)
+    reg         f_trap_q, f_wd_q;
     always @(posedge clk_i) begin
         if (ph_q == P_FETCH) begin
             op      <= op_f;
-            illegal <= illegal_f;
+            illegal <= illegal_f || wd_hit || pc_bad;
+            f_trap_q <= wd_hit || pc_bad;
+            f_wd_q   <= wd_hit;
             is_jmp  <= (op_f == OP_JMP);
             is_bne  <= (op_f == OP_BNE);
             is_blt  <= (op_f == OP_BLT);
@@ -358,7 +370,8 @@ module spu_sequencer #(
     wire st_trap   = is_st && (st_mis || st_bad);
     always @* begin
         ex_trap  = illegal || loop_ill || loop_trap || mm_trap || st_trap;
-        ex_cause = (illegal || loop_ill) ? TRAP_ILLEGAL : is_loop ? TRAP_LOOP_STACK :
+        ex_cause = f_trap_q ? (f_wd_q ? TRAP_WATCHDOG : TRAP_PC_RANGE) :
+                   (illegal || loop_ill) ? TRAP_ILLEGAL : is_loop ? TRAP_LOOP_STACK :
                    (is_mm || st_mis) ? TRAP_MISALIGNED : TRAP_SPAD_RANGE;
         ex_halt  = is_halt;                 // (used with ex_done: not illegal)
         ex_wait = exec && !ex_trap && stays;
@@ -398,11 +411,6 @@ module spu_sequencer #(
         if (exec && !stays) ev_cycles_o = 2'd2;
     end
 
-    // ---- fetch checks --------------------------------------------------------------
-    wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
-    // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
-    wire pc_bad = ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) ? (pc_q[31:UAW] != {(32-UAW){1'b0}})
-                                                           : (pc_q >= UW32);
 
     // ---- state update --------------------------------------------------------------
     always @(posedge clk_i) begin
@@ -444,15 +452,7 @@ module spu_sequencer #(
                 sa_q <= stride_keep(ra); sb_q <= stride_keep(rb); sc_q <= stride_keep(rc);
             end
             case (ph_q)
-                P_FETCH: begin
-                    if (wd_hit) begin
-                        ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= TRAP_WATCHDOG;
-                    end else if (pc_bad) begin
-                        ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= TRAP_PC_RANGE;
-                    end else begin
-                        ph_q <= P_EXEC;
-                    end
-                end
+                P_FETCH: ph_q <= P_EXEC;             // (its traps: EXEC, see f_trap_q)
                 P_EXEC: begin
                     if (ex_trap) begin
                         ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= ex_cause;
