@@ -14,6 +14,7 @@ GEN_HEADERS   := $(BUILD)/gen/spu_isa.vh $(BUILD)/gen/spu_firmware.h
 
 # Extra link libraries libspu needs (fragments may append, e.g. -lftdi1).
 LIBSPU_LIBS   += -lm -lutil -lpthread -lcjson
+LIBSPU_LIBS   += -lz   # host/src/runtime: the idx (.gz) reader
 
 LIBSPU_A  := $(BUILD)/lib/libspu.a
 LIBSPU_SO := $(BUILD)/lib/libspu.so

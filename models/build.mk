@@ -1,0 +1,24 @@
+# models/build.mk -- the trained Fashion-MNIST networks of `spu infer`
+# (docs/runtime.md).
+#   make weights      retrain the three models (fp32, PyTorch on 1 CPU thread)
+#                     and rewrite models/<name>/graph.json + .npy
+#   make run-infer    short demo on sim: each model on a few test images,
+#                     bit-exact against the model
+# The test data is Debian's dataset-fashion-mnist.
+
+DEBS += dataset-fashion-mnist
+# only `make weights` needs these (PyTorch with OpenBLAS; Debian's default
+# reference BLAS makes training ~10x slower)
+WEIGHTS_DEBS := python3-torch python3-numpy libopenblas0-serial
+WEIGHTS_ENV  := LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-serial OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+RUN_INFER_IMAGES ?= 64
+
+.PHONY: weights run-infer
+weights: deps
+	@$(MAKE) --no-print-directory deps DEBS="$(WEIGHTS_DEBS)"
+	$(WEIGHTS_ENV) /usr/bin/python3 models/train.py --out models
+
+run-infer: deps all
+	@for m in fmnist-mlp fmnist-cnn fmnist-vit; do \
+	  $(BUILD)/bin/spu infer --model $$m --device $(RUN_DEVICE) --images $(RUN_INFER_IMAGES) || exit 1; \
+	done
