@@ -243,13 +243,12 @@ def train(name, xtr, ytr, xte, yte, out):
                  input=dict(name="image", shape=[1, 28, 28], scale="pixel/255"),
                  output="logits", classes=10,
                  trained=dict(script="models/train.py", seed=SEED, epochs=epochs, torch=torch.__version__,
-                              fp32_test_accuracy_torch=acc, calibration_images=CALIB,
-                              train_seconds=round(time.time() - t0)),
+                              fp32_test_accuracy_torch=acc, calibration_images=CALIB),
                  nodes=builder(m, scales))
     with open(os.path.join(d, "graph.json"), "w") as f:
         json.dump(graph, f, indent=1)
         f.write("\n")
-    print(f"{name}: fp32 test accuracy {acc:.4f}, written to {d}", flush=True)
+    print(f"{name}: fp32 test accuracy {acc:.4f}, written to {d} ({time.time() - t0:.0f} s)", flush=True)
 
 
 def main():
