@@ -11,7 +11,8 @@ DEBS += dataset-fashion-mnist
 # reference BLAS makes training ~10x slower)
 WEIGHTS_DEBS := python3-torch python3-numpy libopenblas0-serial
 WEIGHTS_ENV  := LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-serial OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-RUN_INFER_IMAGES ?= 64
+# images per model: about a minute on sim for the three
+RUN_INFER_IMAGES ?= fmnist-mlp:32 fmnist-cnn:8 fmnist-vit:8
 
 .PHONY: weights run-infer
 weights: deps
@@ -19,6 +20,6 @@ weights: deps
 	$(WEIGHTS_ENV) /usr/bin/python3 models/train.py --out models
 
 run-infer: deps all
-	@for m in fmnist-mlp fmnist-cnn fmnist-vit; do \
-	  $(BUILD)/bin/spu infer --model $$m --device $(RUN_DEVICE) --images $(RUN_INFER_IMAGES) || exit 1; \
+	@for mi in $(RUN_INFER_IMAGES); do \
+	  $(BUILD)/bin/spu infer --model $${mi%%:*} --device $(RUN_DEVICE) --images $${mi##*:} || exit 1; \
 	done
