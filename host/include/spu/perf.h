@@ -160,6 +160,7 @@ typedef struct spu_perf_phase {
     double      kv_cache_bytes;  /* KV cache held after the phase                      */
     double      weight_bytes;
     double      tokens;          /* tokens produced/processed by the phase             */
+    double      peak_ops_s;      /* compute roof used (acts format)                    */
 } spu_perf_phase;
 
 /* Roofline of one phase (decode = 0: prefill of seq tokens; decode = 1: one

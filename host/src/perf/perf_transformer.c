@@ -154,6 +154,7 @@ int spu_perf_transformer(const spu_perf_tconfig *c, const spu_perf_hw *hw, uint6
     if (peak <= 0 || bw <= 0)
         return SPU_ENOTSUP;
     memset(ph, 0, sizeof *ph);
+    ph->peak_ops_s = peak;
     const double h = (double)c->hidden, d = h / (double)c->heads, H = (double)c->heads,
                  KV = (double)c->kv_heads * d, F = (double)c->ffn, V = (double)c->vocab,
                  B = (double)batch, S = (double)seq;
