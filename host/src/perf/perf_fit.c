@@ -80,6 +80,7 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
         return SPU_ENOMEM;
     }
     const uint64_t status_b = spu_perf_frame_bytes(0) + spu_perf_frame_bytes(1 + 14);
+    const int has_link = hw->link_bytes_per_s > 0;   /* 0: no link, stays 0 */
     int rc = 0;
     for (int iter = 0; iter < 8 && !rc; iter++) {
         for (size_t i = 0; i < n && !rc; i++) {
@@ -98,7 +99,7 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
         }
         if (rc)
             break;
-        int on[NP] = { 1, 1, 1, 1, 1 };
+        int on[NP] = { 1, has_link, has_link, 1, 1 };
         double x[NP];
         for (;;) {
             if (lsq(X, y, n, on, x)) {
@@ -116,8 +117,10 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
         if (rc)
             break;
         hw->wall_clock_hz = x[0] > 0 ? 1.0 / x[0] : 1e12;
-        hw->link_bytes_per_s = x[1] > 0 ? 1.0 / x[1] : 1e12;
-        hw->txn_latency_s = x[2];
+        if (has_link) {
+            hw->link_bytes_per_s = x[1] > 0 ? 1.0 / x[1] : 1e12;
+            hw->txn_latency_s = x[2];
+        }
         hw->host_s_per_piece = x[3];
         hw->host_s_per_call = x[4];
         hw->mem_bytes_per_s = hw->link_bytes_per_s;

@@ -156,6 +156,8 @@ static void read_cost(uint64_t n, uint64_t *bytes, uint64_t *txn)
 
 static double txn_s(const spu_perf_hw *hw, uint64_t bytes)
 {
+    if (!(hw->link_bytes_per_s > 0))
+        return 0;
     return (double)bytes / hw->link_bytes_per_s + hw->txn_latency_s + 2 * hw->frame_overhead_s;
 }
 
@@ -184,9 +186,11 @@ static uint64_t polls_for(double run_s, double status_s, double *seen_s)
 int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K,
                           spu_perf_gemm *out)
 {
-    if (!hw || !out || !M || !N || !K || strcmp(hw->kind, "spu") || hw->clock_hz <= 0 ||
-        hw->link_bytes_per_s <= 0)
+    if (!hw || !out || !M || !N || !K || strcmp(hw->kind, "spu") || !(hw->clock_hz > 0) ||
+        !(hw->link_bytes_per_s >= 0))
         return SPU_EINVAL;
+    /* link_bytes_per_s = 0: no link (the in-process model device) */
+    const int has_link = hw->link_bytes_per_s > 0;
     memset(out, 0, sizeof *out);
     spu_info_t info;
     spu_perf_hw_to_info(hw, &info);
@@ -256,9 +260,12 @@ int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_
                 bytes += cnt * b;
                 txn += cnt * t;
                 out->payload_bytes += cnt * (nbi * panel + mbi * nbi * blk);
-                double s_wall, s_board;
-                const uint64_t polls = polls_for((double)pc.cycles / wall_hz, status_s, &s_wall);
-                polls_for((double)pc.cycles / hw->clock_hz, status_s, &s_board);
+                double s_wall = (double)pc.cycles / wall_hz, s_board = (double)pc.cycles / hw->clock_hz;
+                uint64_t polls = 0;
+                if (has_link) {
+                    polls = polls_for(s_wall, status_s, &s_wall);
+                    polls_for(s_board, status_s, &s_board);
+                }
                 out->status_polls += cnt * polls;
                 seen_s += (double)cnt * s_wall;
                 seen_board_s += (double)cnt * s_board;
@@ -267,23 +274,26 @@ int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_
     }
     bytes += counters_req;   /* the closing COUNTERS request */
     txn += 1;                /* the first COUNTERS (the closing one's reply is outside) */
+    if (!has_link)
+        bytes = txn = 0;
     out->link_bytes = bytes + out->status_polls * status_b;
     out->transactions = txn + out->status_polls;
 
     const double RC = (double)hw->rows * hw->cols;
     out->device_s = (double)out->cycles / hw->clock_hz;
     /* link time of everything but the STATUS polls, which overlap the runs */
-    const double link_other = (double)bytes / hw->link_bytes_per_s +
-                              (double)txn * (hw->txn_latency_s + 2 * hw->frame_overhead_s);
+    const double link_other = has_link ? (double)bytes / hw->link_bytes_per_s +
+                                         (double)txn * (hw->txn_latency_s + 2 * hw->frame_overhead_s)
+                                       : 0;
     out->link_s = link_other + (double)out->status_polls * status_s;
     out->host_s = (double)out->pieces * hw->host_s_per_piece + hw->host_s_per_call;
     out->total_s = seen_board_s + link_other + out->host_s;
     out->wall_s = seen_s + link_other + out->host_s;
     out->poll_extra_s = seen_s - (double)out->cycles / wall_hz;
     out->utilization = (double)out->macs / ((double)out->cycles * RC);
-    out->intensity = 2.0 * (double)out->macs / (double)out->link_bytes;
+    out->intensity = out->link_bytes ? 2.0 * (double)out->macs / (double)out->link_bytes : INFINITY;
     out->peak_ops_s = 2.0 * RC * hw->clock_hz;
-    const double link_roof = out->intensity * hw->link_bytes_per_s;
+    const double link_roof = has_link ? out->intensity * hw->link_bytes_per_s : INFINITY;
     out->roof_ops_s = link_roof < out->peak_ops_s ? link_roof : out->peak_ops_s;
     out->bound = out->link_s > out->device_s ? "link" : "compute";
     return 0;

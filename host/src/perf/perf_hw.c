@@ -73,6 +73,10 @@ void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
     hw->drain_lanes = in->drain_lanes ? in->drain_lanes : in->cols;
     hw->clock_hz = in->clock_hz ? in->clock_hz : 12e6;
     hw->wall_clock_hz = hw->clock_hz;
+    if (!strcmp(in->device, "model")) {   /* in process: no link */
+        hw->link_bytes_per_s = 0;
+        set_str(hw->source, sizeof hw->source, "INFO of the in-process model (no link)");
+    }
     derive(hw);
 }
 
@@ -209,8 +213,8 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
             hw->cols > 64)
             return fail(err, errlen, "%s: impossible geometry (word_bytes = max(rows, cols) <= 64, "
                         "spad_bytes a multiple of spad_banks, drain_lanes dividing cols)", path);
-        if (!(hw->clock_hz > 0) || !(hw->link_bytes_per_s > 0))
-            return fail(err, errlen, "%s: clock_hz and link_bytes_per_s must be > 0", path);
+        if (!(hw->clock_hz > 0))
+            return fail(err, errlen, "%s: clock_hz must be > 0", path);
         derive(hw);
     } else if (!strcmp(hw->kind, "roofline")) {
         if (hw->npeaks == 0 || !(hw->mem_bytes_per_s > 0))
