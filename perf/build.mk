@@ -21,4 +21,4 @@ PERF_DEVICE ?= sim
 perf-bench: all
 	@mkdir -p $(BUILD)/perf
 	$(SPU_BIN) bench gemm --device $(PERF_DEVICE) --sweep --calibrate $(BUILD)/perf/hw.json \
-	  --csv $(BUILD)/perf/bench.csv --plot $(BUILD)/perf --json > $(BUILD)/perf/bench.json
+	  --reps 3 --csv $(BUILD)/perf/bench.csv --plot $(BUILD)/perf --json > $(BUILD)/perf/bench.json

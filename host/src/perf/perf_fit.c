@@ -41,6 +41,10 @@ static int lsq(const double *X, const double *y, size_t n, const int on[NP], dou
             s += X[i * NP + idx[a]] / scale[a] * y[i];
         A[a][m] = s;
     }
+    /* a whisker of ridge: collinear terms (e.g. one piece per call in every
+     * sample) share their coefficient instead of making the system singular */
+    for (int a = 0; a < m; a++)
+        A[a][a] += 1e-10 * (A[a][a] > 0 ? A[a][a] : 1);
     for (int c = 0; c < m; c++) {
         int piv = c;
         for (int r = c + 1; r < m; r++)
@@ -82,7 +86,8 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
     const uint64_t status_b = spu_perf_frame_bytes(0) + spu_perf_frame_bytes(1 + 14);
     const int has_link = hw->link_bytes_per_s > 0;   /* 0: no link, stays 0 */
     int rc = 0;
-    for (int iter = 0; iter < 8 && !rc; iter++) {
+    double prev[NP] = { 0 };
+    for (int iter = 0; iter < 100 && !rc; iter++) {
         for (size_t i = 0; i < n && !rc; i++) {
             spu_perf_gemm g;
             if ((rc = spu_perf_gemm_predict(hw, s[i].m, s[i].n, s[i].k, &g)))
@@ -116,6 +121,11 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
         }
         if (rc)
             break;
+        /* the polling delay depends on the parameters: iterate to a fixed point */
+        int same = iter > 0;
+        for (int j = 0; j < NP; j++)
+            same &= fabs(x[j] - prev[j]) <= 1e-9 * fabs(x[j]) + 1e-15;
+        memcpy(prev, x, sizeof prev);
         hw->wall_clock_hz = x[0] > 0 ? 1.0 / x[0] : 1e12;
         if (has_link) {
             hw->link_bytes_per_s = x[1] > 0 ? 1.0 / x[1] : 1e12;
@@ -124,6 +134,8 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
         hw->host_s_per_piece = x[3];
         hw->host_s_per_call = x[4];
         hw->mem_bytes_per_s = hw->link_bytes_per_s;
+        if (same)
+            break;
     }
     if (!rc && rms_rel) {
         double ss = 0;

@@ -69,7 +69,7 @@ static uint64_t get_u(cJSON *o, const char *const *keys, int *bad)
 {
     for (; *keys; keys++) {
         cJSON *v = cJSON_GetObjectItemCaseSensitive(o, *keys);
-        if (!v)
+        if (!v || cJSON_IsNull(v))   /* GPT-2's n_inner: null */
             continue;
         if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 1e12 ||
             v->valuedouble != floor(v->valuedouble)) {
