@@ -15,6 +15,7 @@
 #include "spu/isa.h"
 #include "spu/perf.h"
 #include "spu/spu.h"
+#include "spu_firmware.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char usage[] =
     "usage: spu bench gemm [--device URI] [--shapes MxNxK,...|FILE] [--sweep] [--json]\n"
@@ -36,9 +38,10 @@ static const char usage[] =
     "                    of the array, scratchpad-filling)\n"
     "  --shapes FILE     shapes from a file (MxNxK per line or comma-separated, # comments)\n"
     "  --hw FILE         link/host parameters to predict with (geometry, clock from INFO)\n"
-    "  --calibrate OUT   fit wall_clock_hz, link rate, transaction latency and host\n"
-    "                    overhead on the even-numbered shapes (least squares), write them\n"
-    "                    as a hardware file, report errors on the odd-numbered ones\n"
+    "  --calibrate OUT   measure the device speed (a ~2 M-cycle run), fit the link rate,\n"
+    "                    transaction latency and host overhead on the even-numbered\n"
+    "                    shapes (least squares), write them as a hardware file, report\n"
+    "                    errors on the odd-numbered ones\n"
     "  --csv FILE        one row per shape; --plot DIR: gnuplot PNG + SVG plots\n"
     "  --reps N          run each shape N times, keep the fastest wall time\n"
     "The JSON carries the device's clock, geometry and ISA hash and the git commit.\n";
@@ -136,6 +139,68 @@ static int parse_shape(const char *s, uint32_t d[3])
         s = end + (i < 2);
     }
     return 0;
+}
+
+static double now_wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Wall time of one run of the GEMM kernel with mb x nb blocks of kc steps,
+ * every block on the same panels (panel and C strides 0): device time with
+ * next to no link bytes. *cycles gets the CYCLES counter. */
+static int probe_run(spu_device *dev, const spu_gemm_plan *p, uint32_t kc, uint32_t mb, uint32_t nb,
+                     double *wall, uint64_t *cycles)
+{
+    const uint32_t args[SPU_NARGS] = { p->a_base, p->b_base, p->c_base, kc, mb, nb, 0, 0 };
+    spu_status_t st;
+    spu_counters_t c;
+    const double t0 = now_wall();
+    int rc = spu_run(dev, args, SPU_NARGS);
+    if (!rc)
+        rc = spu_wait(dev, 600000, &st);
+    *wall = now_wall() - t0;
+    if (!rc)
+        rc = spu_counters(dev, &c);
+    if (!rc)
+        *cycles = c.v[SPU_CNT_CYCLES];
+    return rc;
+}
+
+/* The device's speed in cycles per wall-clock second: a long run (about 2 M
+ * cycles) against a one-step run, both through RUN and spu_wait, the
+ * difference divided. A board gives its clock, a simulator its speed.
+ * Also checks the long run's cycles against the model. */
+static int measure_speed(spu_device *dev, const spu_info_t *info, const spu_perf_hw *hw, double *hz,
+                         uint64_t *cyc_long, uint64_t *cyc_pred)
+{
+    spu_gemm_plan p;
+    int rc = spu_gemm_plan_make(info, info->rows, info->cols, 1u << 24, &p);
+    if (rc)
+        return rc;
+    const uint64_t per_block = (uint64_t)p.kc + info->rows + info->cols + 6;
+    uint32_t side = 1;
+    while ((uint64_t)side * side * per_block < 2000000 && side < 4096)
+        side++;
+    if ((rc = spu_load_program(dev, &spu_fw_gemm_int8)))
+        return rc;
+    double t_short = 1e30, t_long = 0, t;
+    uint64_t c_short = 0, c;
+    for (int i = 0; i < 3; i++) {   /* the fastest of three short runs */
+        if ((rc = probe_run(dev, &p, 1, 1, 1, &t, &c)))
+            return rc;
+        if (t < t_short) {
+            t_short = t;
+            c_short = c;
+        }
+    }
+    if ((rc = probe_run(dev, &p, p.kc, side, side, &t_long, cyc_long)))
+        return rc;
+    *cyc_pred = spu_perf_gemm_piece_cycles(hw, side, side, p.kc, p.a_base, p.b_base, 0);
+    *hz = t_long > t_short ? (double)(*cyc_long - c_short) / (t_long - t_short) : 0;
+    return *hz > 0 ? 0 : SPU_EIO;
 }
 
 static int write_plots(const char *dir, const row *rows, size_t n, const spu_perf_hw *hw,
@@ -361,9 +426,20 @@ int spu_bench_gemm(int argc, char **argv)
         free(C);
         free(R);
     }
-    /* calibration on the even-numbered shapes */
-    double fit_rms = 0;
+    /* calibration on the even-numbered shapes, the device speed measured */
+    double fit_rms = 0, speed_hz = 0;
+    uint64_t probe_cycles = 0, probe_pred = 0;
     int fitted = 0;
+    if (ret == 0 && calib_out) {
+        rc = measure_speed(dev, &info, &hw, &speed_hz, &probe_cycles, &probe_pred);
+        if (rc)
+            ret = cli_fail("bench gemm", "device speed probe failed: %s", spu_strerror(rc));
+        else
+            hw.wall_clock_hz = speed_hz;
+        if (!json && !rc)
+            printf("device speed:  %.4g cycles/s (probe: %" PRIu64 " cycles, predicted %" PRIu64 ")\n",
+                   speed_hz, probe_cycles, probe_pred);
+    }
     if (ret == 0 && calib_out) {
         size_t nc = 0;
         spu_perf_sample *smp = calloc(nrows, sizeof *smp);
@@ -371,7 +447,7 @@ int spu_bench_gemm(int argc, char **argv)
             if (rows[i].calib)
                 smp[nc++] = (spu_perf_sample){ rows[i].m, rows[i].n, rows[i].k, rows[i].s.wall_s,
                                                rows[i].s.cycles, rows[i].s.link_bytes };
-        rc = smp ? spu_perf_fit(&hw, smp, nc, &fit_rms) : SPU_ENOMEM;
+        rc = smp ? spu_perf_fit(&hw, smp, nc, 0, &fit_rms) : SPU_ENOMEM;
         free(smp);
         if (rc)
             ret = cli_fail("bench gemm", "calibration failed: %s", spu_strerror(rc));
@@ -406,9 +482,10 @@ int spu_bench_gemm(int argc, char **argv)
         snprintf(extra, sizeof extra,
                  "{\"calibration\":{\"device\":\"%s\",\"commit\":\"%s\",\"shapes_fit\":%zu,\"shapes_checked\":%zu,"
                  "\"fit_rms_rel\":%.6g,\"wall_median_err\":%.6g,\"wall_max_err\":%.6g,"
-                 "\"cycles_median_err\":%.6g,\"cycles_max_err\":%.6g,\"isa_hash\":%u}}",
+                 "\"cycles_median_err\":%.6g,\"cycles_max_err\":%.6g,\"isa_hash\":%u,"
+                 "\"speed_probe_cycles\":%" PRIu64 ",\"speed_probe_predicted\":%" PRIu64 "}}",
                  device, spu_perf_git_commit(), nrows - nw, nw, fit_rms, w_med, w_max, c_med, c_max,
-                 info.isa_hash);
+                 info.isa_hash, probe_cycles, probe_pred);
         char nm[64];
         snprintf(hw.source, sizeof hw.source, "spu bench gemm --device %s --calibrate (commit %s)", device,
                  spu_perf_git_commit());
@@ -490,6 +567,8 @@ int spu_bench_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(sm, "link_bytes_max_err", b_max);
         cJSON_AddBoolToObject(sm, "calibrated", fitted);
         if (fitted) {
+            cJSON_AddNumberToObject(sm, "speed_probe_cycles", (double)probe_cycles);
+            cJSON_AddNumberToObject(sm, "speed_probe_predicted", (double)probe_pred);
             cJSON_AddNumberToObject(sm, "wall_clock_hz", hw.wall_clock_hz);
             cJSON_AddNumberToObject(sm, "link_bytes_per_s", hw.link_bytes_per_s);
             cJSON_AddNumberToObject(sm, "txn_latency_s", hw.txn_latency_s);

@@ -186,6 +186,7 @@ static int roofline_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(o, "link_s", g.link_s);
         cJSON_AddNumberToObject(o, "host_s", g.host_s);
         cJSON_AddNumberToObject(o, "total_s", g.total_s);
+        cJSON_AddNumberToObject(o, "board_s", g.board_s);
         cJSON_AddStringToObject(o, "bound", g.bound);
         cJSON_AddNumberToObject(o, "utilization", g.utilization);
         cJSON_AddNumberToObject(o, "link_bytes", (double)g.link_bytes);
@@ -215,6 +216,7 @@ static int roofline_gemm(int argc, char **argv)
     printf("link_s       %.6g\n", g.link_s);
     printf("host_s       %.6g\n", g.host_s);
     printf("total_s      %.6g\n", g.total_s);
+    printf("board_s      %.6g (a board clock that stops while it waits for the host: sim?board=)\n", g.board_s);
     printf("bound        %s\n", g.bound);
     printf("utilization  %.4f\n", g.utilization);
     printf("roofline     %.4g ops/byte; peak %.4g ops/s, link roof %.4g ops/s -> %.4g ops/s\n",

@@ -197,13 +197,24 @@ TEST(PerfFit, RecoversKnownParameters)
     hw.host_s_per_piece = 0;
     hw.host_s_per_call = 0;
     double rms = 1;
-    ASSERT_EQ(spu_perf_fit(&hw, s.data(), s.size(), &rms), 0);
+    ASSERT_EQ(spu_perf_fit(&hw, s.data(), s.size(), SPU_PERF_FIT_CLOCK, &rms), 0);
     EXPECT_LT(rms, 1e-6);
     EXPECT_NEAR(hw.wall_clock_hz, truth.wall_clock_hz, 1e-3 * truth.wall_clock_hz);
     EXPECT_NEAR(hw.link_bytes_per_s, truth.link_bytes_per_s, 1e-3 * truth.link_bytes_per_s);
     EXPECT_NEAR(hw.txn_latency_s, truth.txn_latency_s, 1e-3 * truth.txn_latency_s);
     EXPECT_NEAR(hw.host_s_per_piece, truth.host_s_per_piece, 1e-2 * truth.host_s_per_piece);
     EXPECT_NEAR(hw.host_s_per_call, truth.host_s_per_call, 1e-3 * truth.host_s_per_call);
+    // the device speed measured (bench's probe run), the rest fitted
+    hw = truth;
+    hw.link_bytes_per_s = 1e6;
+    hw.txn_latency_s = 0;
+    hw.host_s_per_piece = 0;
+    hw.host_s_per_call = 0;
+    ASSERT_EQ(spu_perf_fit(&hw, s.data(), s.size(), 0, &rms), 0);
+    EXPECT_LT(rms, 1e-6);
+    EXPECT_EQ(hw.wall_clock_hz, truth.wall_clock_hz);
+    EXPECT_NEAR(hw.link_bytes_per_s, truth.link_bytes_per_s, 1e-3 * truth.link_bytes_per_s);
+    EXPECT_NEAR(hw.txn_latency_s, truth.txn_latency_s, 1e-3 * truth.txn_latency_s);
 }
 
 TEST(PerfFit, NoisyDataStaysClose)
@@ -223,7 +234,7 @@ TEST(PerfFit, NoisyDataStaysClose)
     spu_perf_hw hw = truth;
     hw.link_bytes_per_s = 1e5;
     hw.txn_latency_s = 0;
-    ASSERT_EQ(spu_perf_fit(&hw, s.data(), s.size(), nullptr), 0);
+    ASSERT_EQ(spu_perf_fit(&hw, s.data(), s.size(), 0, nullptr), 0);
     EXPECT_NEAR(hw.link_bytes_per_s, truth.link_bytes_per_s, 0.05 * truth.link_bytes_per_s);
     EXPECT_NEAR(hw.txn_latency_s, truth.txn_latency_s, 0.1 * truth.txn_latency_s);
 }
@@ -239,9 +250,9 @@ TEST(PerfFit, RejectsBadInput)
     in.drain_lanes = 8;
     spu_perf_hw_from_info(&hw, &in);
     spu_perf_sample s[4] = {{8, 8, 8, 0.1, 68, 799}, {8, 8, 8, 0.1, 68, 799}, {8, 8, 8, 0.1, 68, 799}, {8, 8, 8, 0.1, 68, 799}};
-    EXPECT_EQ(spu_perf_fit(&hw, s, 4, nullptr), SPU_EINVAL);   // fewer samples than parameters
+    EXPECT_EQ(spu_perf_fit(&hw, s, 4, 0, nullptr), SPU_EINVAL);   // fewer samples than parameters
     spu_perf_sample z[5] = {{8, 8, 8, 0, 1, 1}, {8, 8, 8, 0.1, 1, 1}, {8, 8, 8, 0.1, 1, 1}, {8, 8, 8, 0.1, 1, 1}, {8, 8, 8, 0.1, 1, 1}};
-    EXPECT_EQ(spu_perf_fit(&hw, z, 5, nullptr), SPU_EINVAL);   // a zero wall time
+    EXPECT_EQ(spu_perf_fit(&hw, z, 5, 0, nullptr), SPU_EINVAL);   // a zero wall time
 }
 
 // ---- files ----------------------------------------------------------------------------------

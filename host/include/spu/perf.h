@@ -84,6 +84,11 @@ typedef struct spu_perf_gemm {
     double   total_s;            /* end to end (stop-and-wait: the sum, plus the time
                                     the host polls past the end of each run)            */
     double   wall_s;             /* like total_s but device time at wall_clock_hz      */
+    double   board_s;            /* time on a board whose clock stops while it waits for
+                                    the host (the simulated board, sim?board=): runs at
+                                    clock_hz + every link byte at the link rate except
+                                    the STATUS polls that overlap a run; no latency, no
+                                    host time                                         */
     double   poll_extra_s;       /* of wall_s: time the host sees runs end after they
                                     ended (spu_wait's polling naps)                    */
     double   utilization;        /* macs / (cycles * rows * cols)                      */
@@ -120,13 +125,17 @@ typedef struct spu_perf_sample {
     uint64_t link_bytes;         /* measured link bytes                                */
 } spu_perf_sample;
 
-/* Fit hw's free parameters (wall_clock_hz, link_bytes_per_s, txn_latency_s,
- * host_s_per_piece, host_s_per_call) to the samples' wall times by least
- * squares (non-negative: a parameter the data drive negative is fixed at 0
- * and the rest refitted; polling delay computed from the model and iterated).
- * Needs >= 5 samples. Returns 0 or SPU_EINVAL. rms_rel (may be NULL): root
- * mean square relative error of the fit. */
-int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rms_rel);
+/* Fit hw's free parameters (link_bytes_per_s, txn_latency_s,
+ * host_s_per_piece, host_s_per_call; with SPU_PERF_FIT_CLOCK also
+ * wall_clock_hz, else hw->wall_clock_hz is taken as measured) to the samples'
+ * wall times by least squares of the relative error (non-negative: a
+ * parameter the data drive negative is fixed at 0 and the rest refitted; the
+ * polling delay computed from the model and iterated). Needs >= 5 samples.
+ * Returns 0 or SPU_EINVAL. rms_rel (may be NULL): root mean square relative
+ * error of the fit. */
+#define SPU_PERF_FIT_CLOCK 1u
+int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, unsigned flags,
+                 double *rms_rel);
 
 /* ---- transformer roofline ------------------------------------------------- */
 /* A decoder transformer, from a Hugging Face style config.json. */

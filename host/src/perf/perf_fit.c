@@ -70,9 +70,62 @@ static int lsq(const double *X, const double *y, size_t n, const int on[NP], dou
     return 0;
 }
 
-int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rms_rel)
+static double rms_of(const spu_perf_hw *hw, const spu_perf_sample *s, size_t n)
 {
-    if (!hw || !s || n < NP || strcmp(hw->kind, "spu"))
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        spu_perf_gemm g;
+        if (spu_perf_gemm_predict(hw, s[i].m, s[i].n, s[i].k, &g))
+            return INFINITY;
+        const double e = (g.wall_s - s[i].wall_s) / s[i].wall_s;
+        ss += e * e;
+    }
+    return sqrt(ss / (double)n);
+}
+
+static int fit_from(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, unsigned flags);
+
+/* The polling delay makes the problem piecewise linear: the fixed point the
+ * iteration reaches depends on where it starts. Start from the given
+ * parameters and from a small grid of link rates and latencies, keep the
+ * fit whose predictions are closest. */
+int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, unsigned flags,
+                 double *rms_rel)
+{
+    if (!hw || !s)
+        return SPU_EINVAL;
+    spu_perf_hw best = *hw;
+    int rc = fit_from(&best, s, n, flags);
+    if (rc)
+        return rc;
+    double best_rms = rms_of(&best, s, n);
+    if (hw->link_bytes_per_s > 0) {
+        static const double rate_f[] = { 0.1, 0.3, 1, 3, 10 };
+        static const double lat[] = { 0, 1e-5, 1e-4, 1e-3, 1e-2 };
+        for (size_t a = 0; a < sizeof rate_f / sizeof rate_f[0]; a++)
+            for (size_t b = 0; b < sizeof lat / sizeof lat[0]; b++) {
+                spu_perf_hw h = *hw;
+                h.link_bytes_per_s = hw->link_bytes_per_s * rate_f[a];
+                h.txn_latency_s = lat[b];
+                if (fit_from(&h, s, n, flags))
+                    continue;
+                const double r = rms_of(&h, s, n);
+                if (r < best_rms) {
+                    best_rms = r;
+                    best = h;
+                }
+            }
+    }
+    *hw = best;
+    if (rms_rel)
+        *rms_rel = best_rms;
+    return 0;
+}
+
+static int fit_from(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, unsigned flags)
+{
+    const int fit_clock = (flags & SPU_PERF_FIT_CLOCK) != 0;
+    if (!hw || !s || n < NP || strcmp(hw->kind, "spu") || (!fit_clock && !(hw->wall_clock_hz > 0)))
         return SPU_EINVAL;
     for (size_t i = 0; i < n; i++)
         if (!(s[i].wall_s > 0) || !s[i].m || !s[i].n || !s[i].k)
@@ -93,18 +146,35 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
             if ((rc = spu_perf_gemm_predict(hw, s[i].m, s[i].n, s[i].k, &g)))
                 break;
             const double w = 1.0 / s[i].wall_s;   /* relative error */
-            const uint64_t txn_other = g.transactions - g.status_polls;
             double *row = X + i * NP;
-            row[0] = w * (double)(s[i].cycles ? s[i].cycles : g.cycles);
-            row[1] = w * (double)(g.link_bytes - g.status_polls * status_b);
-            row[2] = w * (double)txn_other;
             row[3] = w * (double)g.pieces;
             row[4] = w;
-            y[i] = w * (s[i].wall_s - g.poll_extra_s - 2.0 * hw->frame_overhead_s * (double)txn_other);
+            if (fit_clock) {
+                /* wall = runs at wall_clock_hz + polling delay + other link + host */
+                const uint64_t txn_other = g.transactions - g.status_polls;
+                row[0] = w * (double)(s[i].cycles ? s[i].cycles : g.cycles);
+                row[1] = w * (double)(g.link_bytes - g.status_polls * status_b);
+                row[2] = w * (double)txn_other;
+                y[i] = w * (s[i].wall_s - g.poll_extra_s - 2.0 * hw->frame_overhead_s * (double)txn_other);
+            } else {
+                /* the speed measured: a run ends inside spu_wait's poll loop,
+                 * wall = naps + every transaction (polls included) + host; the
+                 * naps are known once the poll counts are */
+                const double wall_hz = hw->wall_clock_hz;
+                const double status_s = has_link ? (double)status_b / hw->link_bytes_per_s + hw->txn_latency_s +
+                                                       2 * hw->frame_overhead_s
+                                                 : 0;
+                const double naps = g.poll_extra_s + (double)g.cycles / wall_hz - (double)g.status_polls * status_s;
+                row[0] = 0;
+                row[1] = w * (double)g.link_bytes;
+                row[2] = w * (double)g.transactions;
+                y[i] = w * (s[i].wall_s - (has_link ? naps : (double)g.cycles / wall_hz) -
+                            2.0 * hw->frame_overhead_s * (double)g.transactions);
+            }
         }
         if (rc)
             break;
-        int on[NP] = { 1, has_link, has_link, 1, 1 };
+        int on[NP] = { fit_clock, has_link, has_link, 1, 1 };
         double x[NP];
         for (;;) {
             if (lsq(X, y, n, on, x)) {
@@ -126,7 +196,8 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
         for (int j = 0; j < NP; j++)
             same &= fabs(x[j] - prev[j]) <= 1e-9 * fabs(x[j]) + 1e-15;
         memcpy(prev, x, sizeof prev);
-        hw->wall_clock_hz = x[0] > 0 ? 1.0 / x[0] : 1e12;
+        if (fit_clock)
+            hw->wall_clock_hz = x[0] > 0 ? 1.0 / x[0] : 1e12;
         if (has_link) {
             hw->link_bytes_per_s = x[1] > 0 ? 1.0 / x[1] : 1e12;
             hw->txn_latency_s = x[2];
@@ -136,16 +207,6 @@ int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rm
         hw->mem_bytes_per_s = hw->link_bytes_per_s;
         if (same)
             break;
-    }
-    if (!rc && rms_rel) {
-        double ss = 0;
-        for (size_t i = 0; i < n; i++) {
-            spu_perf_gemm g;
-            spu_perf_gemm_predict(hw, s[i].m, s[i].n, s[i].k, &g);
-            const double e = (g.wall_s - s[i].wall_s) / s[i].wall_s;
-            ss += e * e;
-        }
-        *rms_rel = sqrt(ss / (double)n);
     }
     free(X);
     free(y);

@@ -91,8 +91,10 @@ static piece_cost piece(const spu_perf_hw *hw, uint64_t mbi, uint64_t nbi, uint6
     const uint64_t body = COST_ST + COST_ADD + COST_ADD + COST_MM;   /* 8 */
     const uint64_t row_gap = COST_ADD + COST_ADDI + COST_LOOP;        /* add, mov, loop */
     const uint64_t tail = COST_ST + COST_ADD + COST_ADD + COST_ADD;   /* st .. halt     */
-    const int uniform = (a_base / bs == (a_base + mbi * panel - 1) / bs) &&
-                        (b_base / bs == (b_base + nbi * panel - 1) / bs);
+    /* the bytes the A and B streams touch (panel: stride between panels) */
+    const uint64_t a_end = a_base + (mbi - 1) * panel + kc * hw->word_bytes,
+                   b_end = b_base + (nbi - 1) * panel + kc * hw->word_bytes;
+    const int uniform = a_base / bs == (a_end - 1) / bs && b_base / bs == (b_end - 1) / bs;
     pc.instret = 3 + mbi * (2 + 4 * nbi + 1) + 1;
     pc.cycles = COST_CFG + COST_ADDI + COST_LOOP + mbi * (COST_ADDI + COST_LOOP + COST_ADD) +
                 COST_HALT;
@@ -290,6 +292,8 @@ int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_
     out->total_s = seen_board_s + link_other + out->host_s;
     out->wall_s = seen_s + link_other + out->host_s;
     out->poll_extra_s = seen_s - (double)out->cycles / wall_hz;
+    out->board_s = out->device_s +
+                   (has_link ? (double)(bytes + out->pieces * status_b) / hw->link_bytes_per_s : 0);
     out->utilization = (double)out->macs / ((double)out->cycles * RC);
     out->intensity = out->link_bytes ? 2.0 * (double)out->macs / (double)out->link_bytes : INFINITY;
     out->peak_ops_s = 2.0 * RC * hw->clock_hz;
