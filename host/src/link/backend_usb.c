@@ -86,7 +86,19 @@ static int find_endpoints(usb_impl *d, const char *what)
         rc = SPU_ENODEV;
     } else {
         const struct libusb_interface_descriptor *alt = &cfg->interface[d->iface].altsetting[0];
-        for (int i = 0; i < alt->bNumEndpoints; i++) {
+        /* endpoints the URI named must be bulk endpoints of this interface */
+        const unsigned char want[2] = { d->ep_out, d->ep_in };
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            int ok = !want[k];
+            for (int i = 0; i < alt->bNumEndpoints && !ok; i++)
+                ok = alt->endpoint[i].bEndpointAddress == want[k] &&
+                     (alt->endpoint[i].bmAttributes & LIBUSB_TRANSFER_TYPE_MASK) == LIBUSB_TRANSFER_TYPE_BULK;
+            if (!ok) {
+                spu_error_detail_set("%s: interface %d has no bulk endpoint 0x%02x", what, d->iface, want[k]);
+                rc = SPU_ENODEV;
+            }
+        }
+        for (int i = 0; i < alt->bNumEndpoints && rc == 0; i++) {
             const struct libusb_endpoint_descriptor *ep = &alt->endpoint[i];
             if ((ep->bmAttributes & LIBUSB_TRANSFER_TYPE_MASK) != LIBUSB_TRANSFER_TYPE_BULK)
                 continue;
@@ -95,7 +107,7 @@ static int find_endpoints(usb_impl *d, const char *what)
             if (!(ep->bEndpointAddress & LIBUSB_ENDPOINT_IN) && !d->ep_out)
                 d->ep_out = ep->bEndpointAddress;
         }
-        if (!d->ep_in || !d->ep_out) {
+        if (rc == 0 && (!d->ep_in || !d->ep_out)) {
             spu_error_detail_set("%s: interface %d has no bulk IN + bulk OUT pair "
                                  "(give ep_out= and ep_in=)", what, d->iface);
             rc = SPU_ENODEV;
