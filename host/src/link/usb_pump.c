@@ -14,11 +14,14 @@
 
 #define PUMP_POLL_MS 100   /* how often the threads look at the stop flag */
 
+/* A dead transport: the link reads end-of-stream (SPU_EIO) from now on, while
+ * the TX thread keeps draining what the link writes (a shut socket would
+ * raise SIGPIPE in the application, a full one would block it). */
 static void fail(spu_usb_pump *p, int err)
 {
     int zero = 0;
     atomic_compare_exchange_strong(&p->error, &zero, err);
-    shutdown(p->peer, SHUT_RDWR);   /* the link reads end-of-stream: SPU_EIO */
+    shutdown(p->peer, SHUT_WR);
 }
 
 static void *tx_main(void *arg)
@@ -42,18 +45,17 @@ static void *tx_main(void *arg)
                 continue;
             break;
         }
-        size_t done = 0;
+        size_t done = atomic_load(&p->error) ? (size_t)n : 0;   /* dead: drain only */
         while (done < (size_t)n && !atomic_load(&p->stop)) {
             int w = p->ops->out(p->ctx, buf + done, (size_t)n - done, PUMP_POLL_MS * 5);
             if (w < 0) {
                 fail(p, w);
-                goto out;
+                break;
             }
             done += (size_t)w;
             atomic_fetch_add(&p->bytes_out, (unsigned long long)w);
         }
     }
-out:
     free(buf);
     return NULL;
 }
@@ -99,6 +101,7 @@ int spu_usb_pump_start(spu_usb_pump *p, const spu_usb_pump_ops *ops, void *ctx,
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return SPU_EIO;
     p->fd = sv[0];
+    fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);   /* the link polls */
     p->peer = sv[1];
     p->ops = ops;
     p->ctx = ctx;

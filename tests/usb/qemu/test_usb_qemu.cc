@@ -70,7 +70,7 @@ void expect_checks(const GuestRun &g, std::initializer_list<const char *> names)
     EXPECT_TRUE(std::regex_search(g.console, m, std::regex("\\[  PASSED  \\] ([0-9]+) tests?\\.")))
         << "the device tests did not report";
     if (!m.empty()) {
-        EXPECT_EQ(m[1].str(), "5") << "device tests passed";
+        EXPECT_EQ(m[1].str(), "6") << "device tests passed";
     }
     EXPECT_EQ(g.console.find("[  SKIPPED ]"), std::string::npos) << "device tests skipped in the guest";
     EXPECT_EQ(g.console.find("[  FAILED  ]"), std::string::npos);
