@@ -39,13 +39,18 @@ $(USB_DIR)/guest/spu_usbdev_tests: $(BUILD)/obj/tests/usb/device/test_usb_device
 	@mkdir -p $(dir $@)
 	$(CXX) -o $@ $< $(LIBSPU_A) $(GTEST_LIBS) $(USB_GUEST_LIBS)
 
+$(USB_DIR)/guest/spu_usb_echo: tests/usb/spu_usb_echo.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(INCLUDES) -o $@ $< $(USB_GUEST_LIBS)
+
 $(USB_DIR)/vmlinux: tests/usb/extract_vmlinux.sh
 	@mkdir -p $(dir $@)
 	@[ -n "$(USB_KVER)" ] || { echo "no /boot/vmlinuz-*: make deps installs linux-image-amd64"; exit 1; }
 	tests/usb/extract_vmlinux.sh /boot/vmlinuz-$(USB_KVER) $@
 
-$(USB_DIR)/initramfs.cpio.gz: tests/usb/mkinitramfs.sh tests/usb/guest_init.sh $(USB_DIR)/guest/spu $(USB_DIR)/guest/spu_usbdev_tests
-	tests/usb/mkinitramfs.sh $@ $(USB_KVER) tests/usb/guest_init.sh $(USB_DIR)/guest/spu $(USB_DIR)/guest/spu_usbdev_tests
+USB_GUEST_BINS := $(USB_DIR)/guest/spu $(USB_DIR)/guest/spu_usbdev_tests $(USB_DIR)/guest/spu_usb_echo
+$(USB_DIR)/initramfs.cpio.gz: tests/usb/mkinitramfs.sh tests/usb/guest_init.sh $(USB_GUEST_BINS)
+	tests/usb/mkinitramfs.sh $@ $(USB_KVER) tests/usb/guest_init.sh $(USB_GUEST_BINS)
 
 .PHONY: test-usb test-hw usb-guest
 usb-guest: $(USB_DIR)/vmlinux $(USB_DIR)/initramfs.cpio.gz $(USB_PEER) $(SPU_SIM)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # guest_init.sh -- /init of the QEMU guest of `make test-usb` (tests/usb/run_qemu.sh).
 # Loads the USB stack, waits for the device under test, runs the checks of
-# the case named on the kernel command line (spu.case=ftdi|usb), prints one
+# the case named on the kernel command line (spu.case=ftdi|usb|echo), prints one
 # "SPU-CHECK name PASS|FAIL" line per check and "SPU-DONE", then leaves QEMU
 # through isa-debug-exit (exit status 3 = all passed, 5 = a check failed).
 export PATH=/bin
@@ -68,6 +68,11 @@ usb)
   expect_fail no_interface "has no interface 1" spu info --device "$dev?interface=1"
   expect_fail wrong_endpoint "has no bulk endpoint 0x82" spu info --device "$dev?ep_in=0x82"
   check still_answers spu info --device $dev
+  ;;
+echo)
+  check enumerate wait_usb 1209 0001
+  check echo_64k spu_usb_echo 1209:0001 16 65536
+  check echo_4k spu_usb_echo 1209:0001 2 4096
   ;;
 *)
   echo "unknown case '$case_'"; fails=$((fails + 1)) ;;

@@ -5,6 +5,8 @@
 #              -> chardev -> the Verilated board.
 #   CASE usb:  -device usb-redir whose chardev is tests/usb/spu_usbredir_peer
 #              (a vendor-class bulk device made of software) in front of spu-sim.
+#   CASE echo: the same bridge returning every bulk OUT byte on bulk IN: raw
+#              USB throughput without the link protocol or spu-sim.
 # Everything is started here and stopped by pid; the guest is killed after
 # $SPU_USB_TIMEOUT s (default 240). Writes OUTDIR/console.log (the guest's
 # serial console: SPU-CHECK lines) and exits 0 only if the guest reported
@@ -37,10 +39,12 @@ for f in "$B/usb/vmlinux" "$B/usb/initramfs.cpio.gz" "$B/bin/spu-sim"; do
 done
 command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 not installed (make deps)"
 
-"$B/bin/spu-sim" > "$out/sim.out" 2> "$out/sim.err" &
-pids+=($!)
-wait_line "$out/sim.out" '^pty ' 20 || fail "spu-sim did not start: $(cat "$out/sim.err")"
-pty=$(sed -n 's/^pty //p' "$out/sim.out" | head -1)
+if [ "$case_" != echo ]; then
+  "$B/bin/spu-sim" > "$out/sim.out" 2> "$out/sim.err" &
+  pids+=($!)
+  wait_line "$out/sim.out" '^pty ' 20 || fail "spu-sim did not start: $(cat "$out/sim.err")"
+  pty=$(sed -n 's/^pty //p' "$out/sim.out" | head -1)
+fi
 
 case "$case_" in
 ftdi)
@@ -48,6 +52,13 @@ ftdi)
 usb)
   # the peer must listen before QEMU starts
   "$B/usb/spu-usbredir-peer" --listen "$sock_dir/redir.sock" --tty "$pty" --timeout $((T + 30)) \
+      > "$out/peer.out" 2> "$out/peer.err" &
+  pids+=($!)
+  wait_line "$out/peer.out" '^listening ' 20 || fail "usbredir peer did not start: $(cat "$out/peer.err")"
+  usbdev=(-chardev "socket,id=redir0,path=$sock_dir/redir.sock" -device usb-redir,bus=xhci.0,chardev=redir0) ;;
+echo)
+  # the raw bulk pipe: the peer returns every OUT byte on IN (no link protocol, no spu-sim)
+  "$B/usb/spu-usbredir-peer" --listen "$sock_dir/redir.sock" --echo --timeout $((T + 30)) \
       > "$out/peer.out" 2> "$out/peer.err" &
   pids+=($!)
   wait_line "$out/peer.out" '^listening ' 20 || fail "usbredir peer did not start: $(cat "$out/peer.err")"

@@ -93,4 +93,16 @@ TEST(UsbQemu, UsbGemmBitExactThroughUsbredirBridge)
                        "no_interface", "wrong_endpoint", "still_answers" });
 }
 
+// The raw bulk pipe of the usb:// path (no link protocol, no spu-sim):
+// every byte echoed and compared; the throughput is printed, not asserted.
+TEST(UsbQemu, RawBulkEchoThroughUsbredirBridge)
+{
+    GuestRun g = boot("echo");
+    EXPECT_EQ(g.rc, 0) << g.console;
+    for (const char *n : { "enumerate", "echo_64k", "echo_4k" })
+        EXPECT_NE(g.console.find(std::string("SPU-CHECK ") + n + " PASS"), std::string::npos) << n;
+    EXPECT_NE(g.console.find("SPU-DONE fails=0"), std::string::npos);
+    print_lines(g.console, std::regex("^echo:|^SPU-CHECK"));
+}
+
 }  // namespace
