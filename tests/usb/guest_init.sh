@@ -73,6 +73,8 @@ echo)
   check enumerate wait_usb 1209 0001
   check echo_64k spu_usb_echo 1209:0001 16 65536
   check echo_4k spu_usb_echo 1209:0001 2 4096
+  # a device with the right id that is no SPU (it echoes the requests)
+  expect_fail not_an_spu "opened, but no SPU answered" spu info --device "usb://1209:0001?timeout=300&retries=1"
   ;;
 *)
   echo "unknown case '$case_'"; fails=$((fails + 1)) ;;

@@ -8,14 +8,14 @@
 #   CASE echo: the same bridge returning every bulk OUT byte on bulk IN: raw
 #              USB throughput without the link protocol or spu-sim.
 # Everything is started here and stopped by pid; the guest is killed after
-# $SPU_USB_TIMEOUT s (default 240). Writes OUTDIR/console.log (the guest's
+# $SPU_USB_TIMEOUT s (default 150). Writes OUTDIR/console.log (the guest's
 # serial console: SPU-CHECK lines) and exits 0 only if the guest reported
 # SPU-DONE fails=0 through isa-debug-exit.
 # Environment: BUILD (default build), SPU_USB_TIMEOUT.
 set -uo pipefail
 case_=$1 out=$2
 B=${BUILD:-build}
-T=${SPU_USB_TIMEOUT:-240}
+T=${SPU_USB_TIMEOUT:-150}
 mkdir -p "$out"
 rm -f "$out"/*.log "$out"/*.out "$out"/*.err
 sock_dir=$(mktemp -d /tmp/spu-usb.XXXXXX)

@@ -37,6 +37,7 @@ typedef struct ftdi_impl {
     spu_link link;   /* first: link_ops.c relies on it */
     struct ftdi_context *ftdi;
     spu_usb_pump pump;
+    char what[200];                  /* "FTDI device 0403:6010 interface B ..." */
     unsigned char rx[FTDI_CHUNK];
 } ftdi_impl;
 
@@ -179,15 +180,20 @@ static int ftdi_open_impl(void **impl, const spu_uri *u)
     }
     spu_link_init(&f->link, f->pump.fd);
     spu_link_apply_uri(&f->link, u);
+    snprintf(f->what, sizeof f->what, "%s", what);
     *impl = f;
     return 0;
 }
 
 static int ftdi_info(void *impl, spu_info_t *info)
 {
+    ftdi_impl *f = impl;
     int rc = spu_link_op_info(impl, info);
     if (rc == 0)
         snprintf(info->device, sizeof info->device, "ftdi");
+    else
+        spu_error_detail_set("%s opened, but no SPU answered on it: %s (FPGA not configured with the "
+                             "SPU bitstream, another interface, or another baud?)", f->what, spu_strerror(rc));
     return rc;
 }
 

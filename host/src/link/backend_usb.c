@@ -32,6 +32,7 @@ typedef struct usb_impl {
     int claimed;
     unsigned char ep_out, ep_in;
     spu_usb_pump pump;
+    char what[280];                  /* "USB device 1209:0001 ... interface 0 (OUT 0x01, IN 0x81)" */
 } usb_impl;
 
 static int usb_out(void *ctx, const uint8_t *p, size_t n, int timeout_ms)
@@ -226,15 +227,21 @@ static int usb_open_impl(void **impl, const spu_uri *u)
     }
     spu_link_init(&d->link, d->pump.fd);
     spu_link_apply_uri(&d->link, u);
+    snprintf(d->what, sizeof d->what, "%s interface %d (OUT 0x%02x, IN 0x%02x)", what, d->iface, d->ep_out,
+             d->ep_in);
     *impl = d;
     return 0;
 }
 
 static int usb_info(void *impl, spu_info_t *info)
 {
+    usb_impl *d = impl;
     int rc = spu_link_op_info(impl, info);
     if (rc == 0)
         snprintf(info->device, sizeof info->device, "usb");
+    else
+        spu_error_detail_set("%s opened, but no SPU answered on it: %s (another device with this id, "
+                             "FPGA not configured, or other endpoints?)", d->what, spu_strerror(rc));
     return rc;
 }
 

@@ -99,7 +99,7 @@ TEST(UsbQemu, RawBulkEchoThroughUsbredirBridge)
 {
     GuestRun g = boot("echo");
     EXPECT_EQ(g.rc, 0) << g.console;
-    for (const char *n : { "enumerate", "echo_64k", "echo_4k" })
+    for (const char *n : { "enumerate", "echo_64k", "echo_4k", "not_an_spu" })
         EXPECT_NE(g.console.find(std::string("SPU-CHECK ") + n + " PASS"), std::string::npos) << n;
     EXPECT_NE(g.console.find("SPU-DONE fails=0"), std::string::npos);
     print_lines(g.console, std::regex("^echo:|^SPU-CHECK"));
