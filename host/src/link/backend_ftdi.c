@@ -192,8 +192,8 @@ static int ftdi_info(void *impl, spu_info_t *info)
     if (rc == 0)
         snprintf(info->device, sizeof info->device, "ftdi");
     else
-        spu_error_detail_set("%s opened, but no SPU answered on it: %s (FPGA not configured with the "
-                             "SPU bitstream, another interface, or another baud?)", f->what, spu_strerror(rc));
+        spu_error_detail_set("%s opened, but no SPU answered on it (FPGA not configured with the "
+                             "SPU bitstream, another interface, or another baud?)", f->what);
     return rc;
 }
 

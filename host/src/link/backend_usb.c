@@ -240,8 +240,8 @@ static int usb_info(void *impl, spu_info_t *info)
     if (rc == 0)
         snprintf(info->device, sizeof info->device, "usb");
     else
-        spu_error_detail_set("%s opened, but no SPU answered on it: %s (another device with this id, "
-                             "FPGA not configured, or other endpoints?)", d->what, spu_strerror(rc));
+        spu_error_detail_set("%s opened, but no SPU answered on it (another device with this id, "
+                             "FPGA not configured, or other endpoints?)", d->what);
     return rc;
 }
 
