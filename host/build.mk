@@ -15,6 +15,9 @@ GEN_HEADERS   := $(BUILD)/gen/spu_isa.vh $(BUILD)/gen/spu_firmware.h
 # Extra link libraries libspu needs (fragments may append, e.g. -lftdi1).
 LIBSPU_LIBS   += -lm -lutil -lpthread -lcjson
 LIBSPU_LIBS   += -lz   # host/src/runtime: the idx (.gz) reader
+# USB transports (host/src/link/backend_ftdi.c, backend_usb.c): always built.
+LIBSPU_LIBS   += $(shell pkg-config --libs libftdi1 libusb-1.0 2>/dev/null || echo -lftdi1 -lusb-1.0)
+INCLUDES      += $(shell pkg-config --cflags-only-I libftdi1 libusb-1.0 2>/dev/null || echo -I/usr/include/libftdi1 -I/usr/include/libusb-1.0)
 
 LIBSPU_A  := $(BUILD)/lib/libspu.a
 LIBSPU_SO := $(BUILD)/lib/libspu.so
@@ -84,3 +87,10 @@ install: all
 	ln -sf libspu.so.$(SPU_SOVERSION) $(DESTDIR)$(PREFIX)/lib/libspu.so
 	install -m 755 $(SPU_BIN) $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LIBSPU_LIBS)|' host/spu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/spu.pc
+	install -d $(DESTDIR)$(UDEV_RULES_DIR)
+	install -m 644 host/udev/99-spu.rules $(DESTDIR)$(UDEV_RULES_DIR)/
+
+# udev rules for the boards' USB bridges (host/udev/99-spu.rules). udev reads
+# /usr/lib/udev/rules.d and /etc/udev/rules.d: with PREFIX=/usr the default is
+# right; otherwise pass UDEV_RULES_DIR=/etc/udev/rules.d (docs/usb.md).
+UDEV_RULES_DIR ?= $(PREFIX)/lib/udev/rules.d

@@ -2,6 +2,7 @@
  * cli_util.c -- helpers shared by the subcommands (errors, numbers, files).
  */
 #include "cli.h"
+#include "spu/spu.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -28,10 +29,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int cli_fail(const char *cmd, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vreport(cmd, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* libspu's one line on why (e.g. a USB device that could not be opened) */
+    if (*spu_error_detail())
+        fprintf(stderr, "spu %s: %s (%s)\n", cmd, msg, spu_error_detail());
+    else
+        fprintf(stderr, "spu %s: %s\n", cmd, msg);
     return 1;
 }
 

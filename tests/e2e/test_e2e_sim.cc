@@ -198,8 +198,8 @@ TEST(SimUri, GeometryNotBuiltAndOtherSchemes)
     spu_device *d = nullptr;
     EXPECT_EQ(spu_open(&d, "sim?rows=4&cols=4"), SPU_ENOTSUP);
     EXPECT_EQ(d, nullptr);
-    EXPECT_EQ(spu_open(&d, "ftdi://0403:6010/2"), SPU_ENOTSUP);
-    EXPECT_EQ(spu_open(&d, "usb://0403:6010"), SPU_ENOTSUP);
+    EXPECT_EQ(spu_open(&d, "ftdi://0403:6010/2"), SPU_ENODEV);   // no board here
+    EXPECT_EQ(spu_open(&d, "usb://0403:6010"), SPU_ENODEV);
     EXPECT_EQ(spu_open(&d, "serial:/nonexistent/tty?baud=115200"), SPU_ENODEV);
     ASSERT_EQ(spu_open(&d, "sim?rows=8&cols=8&uart=1"), 0);   // the UART PHY at bit level
     EXPECT_EQ(spu_ping(d), 0);

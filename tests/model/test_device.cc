@@ -2,6 +2,8 @@
 // error table, programs and status on the model device.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <set>
 #include <string>
 #include <vector>
@@ -18,9 +20,15 @@ TEST(Device, UriSchemes)
     spu_device *d = nullptr;
     EXPECT_EQ(spu_open(&d, "model"), 0);
     spu_close(d);
-    EXPECT_EQ(spu_open(&d, "ftdi://0403:6010/2"), SPU_ENOTSUP);
+    // the USB transports are always built; with no such board: ENODEV and a why
+    EXPECT_EQ(spu_open(&d, "ftdi://0403:6010/2"), SPU_ENODEV);
     EXPECT_EQ(d, nullptr);
-    EXPECT_EQ(spu_open(&d, "usb://0403:6010"), SPU_ENOTSUP);
+    EXPECT_NE(strstr(spu_error_detail(), "FTDI device 0403:6010 interface B"), nullptr) << spu_error_detail();
+    EXPECT_EQ(spu_open(&d, "usb://0403:6010"), SPU_ENODEV);
+    EXPECT_NE(strstr(spu_error_detail(), "USB device 0403:6010 not found"), nullptr) << spu_error_detail();
+    EXPECT_EQ(spu_open(&d, "model"), 0);
+    EXPECT_STREQ(spu_error_detail(), "");   // cleared by the next spu_open
+    spu_close(d);
     EXPECT_EQ(spu_open(&d, "bogus:x"), SPU_EINVAL);
     EXPECT_EQ(spu_open(&d, ""), SPU_EINVAL);
     EXPECT_EQ(spu_open(&d, nullptr), SPU_EINVAL);

@@ -27,7 +27,8 @@ TEST(Install, PkgConfigProgramRunsAGemm)
     std::string log;
     ASSERT_EQ(sh("make -s -C " SPU_SOURCE_DIR " BUILD=" SPU_BUILD_DIR " install PREFIX=" + pfx, &log), 0) << log;
     for (const char *f : {"/include/spu/spu.h", "/include/spu/spu_isa.def", "/include/spu/gemm.h",
-                          "/lib/libspu.a", "/lib/libspu.so", "/bin/spu", "/lib/pkgconfig/spu.pc"})
+                          "/lib/libspu.a", "/lib/libspu.so", "/bin/spu", "/lib/pkgconfig/spu.pc",
+                          "/lib/udev/rules.d/99-spu.rules"})
         EXPECT_EQ(access((pfx + f).c_str(), R_OK), 0) << f;
     std::ofstream(pfx + "/use.c") << R"(#include <spu/gemm.h>
 #include <stdio.h>

@@ -59,6 +59,9 @@ enum spu_error {
 const char *spu_strerror(int err);
 /* Stable identifier for logs, e.g. "SPU_ETIMEDOUT" (never NULL). */
 const char *spu_error_name(int err);
+/* One line on the last failure of spu_open() in this thread: what was looked
+ * for and the usual causes (e.g. "no FTDI device 0403:6010 ..."); "" if none. */
+const char *spu_error_detail(void);
 
 /* ---- tables shared with the hardware (hw/isa/ tables) ---------------------- */
 enum spu_trap {
@@ -120,6 +123,21 @@ typedef struct spu_program {
     size_t          nwords;
     uint32_t        entry;       /* pc where spu_run starts     */
 } spu_program;
+
+/* ---- discovery ------------------------------------------------------------ */
+/* What could be a board on this machine: FTDI chips (one entry per UART
+ * channel), vendor-class USB interfaces with a bulk IN/OUT pair, and serial
+ * ports (/dev/ttyUSB*, /dev/ttyACM*). uri is ready for spu_open(). */
+typedef struct spu_device_entry {
+    char uri[96];       /* "ftdi://0403:6010/B", "usb://1209:0001", "serial:/dev/ttyUSB1" */
+    char kind[16];      /* "ftdi", "usb", "serial" */
+    char desc[160];     /* manufacturer / product / serial, bus-port, or why it cannot be opened */
+} spu_device_entry;
+/* Fills up to cap entries; returns how many were found (may exceed cap) or a
+ * negative SPU_E* code. USB devices that cannot be opened (permissions) are
+ * still listed, with the reason in desc. */
+int spu_list_devices(spu_device_entry *out, int cap);
+
 
 /* Open a device by URI (table above). *dev is set on success.
  * Returns SPU_ENOTSUP for a known scheme this build cannot reach yet,

@@ -42,5 +42,7 @@ typedef struct spu_backend_ops {
 extern const spu_backend_ops spu_backend_model;   /* host/src/model/backend_model.c */
 extern const spu_backend_ops spu_backend_sim;     /* host/src/link/backend_sim.c    */
 extern const spu_backend_ops spu_backend_serial;  /* host/src/link/backend_serial.c */
+extern const spu_backend_ops spu_backend_ftdi;    /* host/src/link/backend_ftdi.c   */
+extern const spu_backend_ops spu_backend_usb;     /* host/src/link/backend_usb.c    */
 
 #endif

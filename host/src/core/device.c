@@ -3,6 +3,7 @@
  * argument/bounds checks every backend can rely on.
  */
 #include "core/backend.h"
+#include "core/error_detail.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -76,7 +77,8 @@ int spu_uri_param(const spu_uri *u, const char *key, char *val, size_t cap)
 
 static const spu_backend_ops *find_backend(const char *scheme)
 {
-    const spu_backend_ops *all[] = { &spu_backend_model, &spu_backend_sim, &spu_backend_serial };
+    const spu_backend_ops *all[] = { &spu_backend_model, &spu_backend_sim, &spu_backend_serial,
+                                        &spu_backend_ftdi, &spu_backend_usb };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!strcmp(all[i]->scheme, scheme))
             return all[i];
@@ -88,6 +90,7 @@ int spu_open(spu_device **dev, const char *uri)
     if (!dev)
         return SPU_EINVAL;
     *dev = NULL;
+    spu_error_detail_clear();
     spu_uri u;
     int rc = spu_uri_parse(uri, &u);
     if (rc)
