@@ -69,9 +69,9 @@ int spu_bench_gemm(int argc, char **argv)
         p = p ? p + 1 : "";
     }
     spu_device *dev;
-    int rc = spu_open(&dev, device);
-    if (rc)
-        return cli_fail("bench gemm", "cannot open device '%s': %s", device, spu_strerror(rc));
+    int rc;
+    if (cli_open_device("bench gemm", device, &dev))
+        return 1;
     spu_info_t info;
     spu_info(dev, &info);
     const int off_model = strcmp(info.device, "model") != 0;
@@ -140,6 +140,7 @@ int spu_bench_gemm(int argc, char **argv)
         free(C);
         free(R);
     }
+    cJSON_AddNumberToObject(root, "retries", cli_link_retries(dev));
     if (json) {
         char *txt = cJSON_PrintUnformatted(root);
         puts(txt ? txt : "{}");

@@ -23,6 +23,12 @@ int cli_parse_u64(const char *s, uint64_t *out);
 int cli_parse_i64(const char *s, int64_t *out);
 /* Default device URI: $SPU_DEVICE if set, else "model". */
 const char *cli_default_device(void);
+/* Open a device; on failure print "spu <cmd>: cannot open device 'URI': why"
+ * (the reason spu_open_ex gives, else spu_strerror) and return 1. */
+struct spu_device;
+int cli_open_device(const char *cmd, const char *uri, struct spu_device **dev);
+/* Link retries since open (0 for the model), for --json "retries". */
+double cli_link_retries(struct spu_device *dev);
 /* Read a whole file ("-" = stdin) into a malloc'ed buffer (NUL-appended). */
 int cli_read_file(const char *path, char **data, size_t *len);
 

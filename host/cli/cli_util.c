@@ -2,6 +2,7 @@
  * cli_util.c -- helpers shared by the subcommands (errors, numbers, files).
  */
 #include "cli.h"
+#include "spu/spu.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -95,4 +96,21 @@ int cli_read_file(const char *path, char **data, size_t *len)
     *data = buf;
     *len = n;
     return 0;
+}
+
+int cli_open_device(const char *cmd, const char *uri, spu_device **dev)
+{
+    char why[256];
+    int rc = spu_open_ex(dev, uri, why, sizeof why);
+    if (rc == 0)
+        return 0;
+    if (rc == SPU_EISA)   /* not from open today, but say it plainly if it comes */
+        return cli_fail(cmd, "cannot open device '%s': %s", uri, spu_strerror(rc));
+    return cli_fail(cmd, "cannot open device '%s': %s", uri, why[0] ? why : spu_strerror(rc));
+}
+
+double cli_link_retries(spu_device *dev)
+{
+    spu_link_stats_t st;
+    return spu_link_stats(dev, &st) == 0 ? (double)st.retries : 0.0;
 }

@@ -28,7 +28,8 @@ static const char usage[] =
     "  --seed S       random operands from seed S (default 1)\n"
     "  --out FILE     write C as an int32 .npy\n"
     "  --json         one JSON object: device m n k dtype bitexact cycles\n"
-    "                 model_cycles macs utilization link_bytes wall_s pieces ...\n";
+    "                 model_cycles macs utilization link_bytes wall_s pieces ...\n"
+    "                 retries (link frames sent again after faults)\n";
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -147,11 +148,9 @@ int spu_cmd_gemm(int argc, char **argv)
         cli_fail("gemm", "out of memory");
         goto cleanup;
     }
-    int rc = spu_open(&dev, device);
-    if (rc) {
-        cli_fail("gemm", "cannot open device '%s': %s", device, spu_strerror(rc));
+    int rc = 0;
+    if (cli_open_device("gemm", device, &dev))
         goto cleanup;
-    }
     spu_info_t info;
     spu_info(dev, &info);
     spu_gemm_opts go = { strcmp(info.device, "model") != 0, 0 };
@@ -203,6 +202,7 @@ int spu_cmd_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(o, "stall_bank", (double)s.stall_bank);
         cJSON_AddNumberToObject(o, "stall_drain", (double)s.stall_drain);
         cJSON_AddNumberToObject(o, "mismatches", (double)nbad);
+        cJSON_AddNumberToObject(o, "retries", cli_link_retries(dev));
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);

@@ -69,9 +69,9 @@ static int load_program(const char *path, spu_image *img)
 static int run_on(const char *uri, const run_setup *s, spu_device **out)
 {
     spu_device *dev;
-    int rc = spu_open(&dev, uri);
-    if (rc)
-        return cli_fail("run", "cannot open device '%s': %s", uri, spu_strerror(rc));
+    int rc;
+    if (cli_open_device("run", uri, &dev))
+        return 1;
     *out = dev;
     for (int i = 0; i < s->ninit; i++)
         if ((rc = spu_write(dev, s->init[i].addr, s->init[i].data, s->init[i].len)))
@@ -102,6 +102,7 @@ static void report(spu_device *dev, const char *uri, int json, cJSON *arr)
         cJSON_AddStringToObject(o, "state", spu_state_name(st.state));
         cJSON_AddStringToObject(o, "trap", spu_trap_name(st.trap));
         cJSON_AddNumberToObject(o, "pc", st.pc);
+        cJSON_AddNumberToObject(o, "retries", cli_link_retries(dev));
         cJSON *co = cJSON_AddObjectToObject(o, "counters");
         for (int i = 0; i < SPU_CNT_COUNT; i++)
             cJSON_AddNumberToObject(co, spu_counter_name(i), (double)c.v[i]);
