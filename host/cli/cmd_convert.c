@@ -21,18 +21,6 @@ static const char usage[] =
     "Defaults: --round rne --sat --seed 0. SR uses spu_sr_random(seed, index).\n"
     "Semantics: docs/numerics.md.\n";
 
-static int write_all(const char *path, const void *buf, size_t len)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-    if (!f)
-        return -1;
-    size_t w = len ? fwrite(buf, 1, len, f) : 0;
-    int bad = w != len || fflush(f) != 0;
-    if (f != stdout)
-        bad |= fclose(f) != 0;
-    return bad ? -1 : 0;
-}
-
 int spu_cmd_convert(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -83,8 +71,9 @@ int spu_cmd_convert(int argc, char **argv)
 
     char *data;
     size_t len;
-    if (cli_read_file(in, &data, &len))
-        return cli_fail("convert", "cannot read '%s'", in);
+    int rrc = cli_read_file(in, &data, &len);
+    if (rrc)
+        return cli_read_fail("convert", in, rrc);
     const spu_fmt_info *fi = spu_fmt_get((spu_fmt)ff);
     size_t isz = spu_fmt_elem_bytes((spu_fmt)ff), osz = spu_fmt_elem_bytes((spu_fmt)tf);
     if (len % isz) {
@@ -96,9 +85,10 @@ int spu_cmd_convert(int argc, char **argv)
     if (fi->bits < 8) {
         for (size_t i = 0; i < n; i++)
             if ((uint8_t)data[i] >> fi->bits) {
+                const unsigned bad = (uint8_t)data[i];   /* read before the buffer is freed */
                 free(data);
                 return cli_fail("convert", "byte %zu (0x%02x) is not a %u-bit %s code",
-                                i, (unsigned)(uint8_t)data[i], fi->bits, fi->name);
+                                i, bad, fi->bits, fi->name);
             }
     }
     void *src = malloc(n * isz + 1), *dst = malloc(n * osz + 1);
@@ -128,10 +118,8 @@ int spu_cmd_convert(int argc, char **argv)
         free(bytes);
         return cli_fail("convert", "conversion failed: %s", spu_strerror(rc));
     }
-    if (write_all(out, bytes, olen)) {
-        free(bytes);
-        return cli_fail("convert", "cannot write '%s'", out);
-    }
+    cli_output o = { out, { bytes, NULL }, { olen, 0 } };
+    int wrc = cli_write_outputs("convert", 1, &o);
     free(bytes);
-    return 0;
+    return wrc;
 }

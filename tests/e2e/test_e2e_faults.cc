@@ -30,7 +30,7 @@ uint32_t enc(const char *mn, unsigned a = 0, unsigned b = 0, unsigned c = 0, int
 // BER 1e-3 per bit and 1e-4 per byte for each of drop / duplicate / insert,
 // both directions. A short per-attempt timeout keeps a lost frame cheap; the
 // budget is generous because a small frame still fails ~1 time in 3.
-const char *kNoisy = "sim?ber=1e-3&drop=1e-4&seed=%u&timeout=40&retries=40";
+const char *kNoisy = "sim?ber=1e-3&drop=1e-4&seed=%u&timeout=15&retries=60";
 
 std::string noisy_uri(unsigned seed)
 {
@@ -41,7 +41,8 @@ std::string noisy_uri(unsigned seed)
 
 }  // namespace
 
-// >= 10^4 mixed WRITE / READ / RUN requests; every READ is compared with a
+// 10^4 mixed WRITE / READ / RUN requests (each RUN also ARGS, STATUS polls
+// and REGS); every READ is compared with a
 // shadow of the scratchpad, every RUN's result (r10 = r1 + r2) with the sum.
 TEST(LinkFaults, TenThousandMixedRequestsAtBer1e3NoUndetectedCorruption)
 {
@@ -65,10 +66,7 @@ TEST(LinkFaults, TenThousandMixedRequestsAtBer1e3NoUndetectedCorruption)
     int writes = 0, reads = 0, runs = 0;
     uint64_t bytes_checked = 0, bad_bytes = 0, bad_runs = 0;
     spu_link_stats_t ls{};
-    for (int op = 0; op < 20000; op++) {
-        ASSERT_EQ(spu_link_stats(dev, &ls), 0);
-        if (ls.requests >= 10000 && op >= 3000)
-            break;
+    for (int op = 0; op < 10000; op++) {
         const unsigned kind = rng() % 10;
         const size_t len = 1 + rng() % 96;
         const uint32_t addr = rng() % (window - len + 1);
@@ -115,8 +113,9 @@ TEST(LinkFaults, TenThousandMixedRequestsAtBer1e3NoUndetectedCorruption)
            (unsigned long long)bytes_checked);
     EXPECT_EQ(bad_bytes, 0u);
     EXPECT_EQ(bad_runs, 0u);
-    EXPECT_GE(ls.requests, 10000u);
-    EXPECT_GT(runs, 300);
+    EXPECT_EQ(writes + reads + runs, 10000);
+    EXPECT_GT(ls.requests, 10000u);
+    EXPECT_GT(runs, 700);
     // the faults really happened and were recovered from
     EXPECT_GT(ls.retries, 100u);
     EXPECT_GT(ls.bad_frames + ls.timeouts, 100u);
