@@ -131,10 +131,12 @@ int  spu_info(spu_device *dev, spu_info_t *info);
 /* Copy len bytes into / out of the scratchpad. SPU_ERANGE if outside. */
 int  spu_write(spu_device *dev, uint32_t addr, const void *data, size_t len);
 int  spu_read(spu_device *dev, uint32_t addr, void *data, size_t len);
-/* Load a microcode program (copied; the caller keeps ownership). */
+/* Load a microcode program (copied; the caller keeps ownership).
+ * SPU_EISA (nothing sent) when the device's ISA hash is not this host's. */
 int  spu_load_program(spu_device *dev, const spu_program *prog);
 /* Set r1..r{nargs} (nargs <= SPU_NARGS) and start at the program entry.
- * The watchdog budget is set with spu_set_watchdog (0 = none). */
+ * The watchdog budget is set with spu_set_watchdog (0 = none). SPU_EISA
+ * (nothing sent) when the device's ISA hash is not this host's. */
 int  spu_run(spu_device *dev, const uint32_t *args, int nargs);
 /* Wait until the program halts or traps (timeout_ms < 0: forever).
  * Fills *st if non-NULL. Returns SPU_ETIMEDOUT, SPU_ETRAP on a trap. */
