@@ -7,6 +7,7 @@
 #include "spu/spu.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -88,7 +89,7 @@ int cli_read_file(const char *path, char **data, size_t *len)
     /* a regular file or a pipe (stdin too), bounded: never /dev/zero */
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode) ||
-                                        (f == stdin && !S_ISCHR(sb.st_mode) && !S_ISDIR(sb.st_mode)))) {
+                                        S_ISSOCK(sb.st_mode) || isatty(fileno(f)))) {
         if (f != stdin)
             fclose(f);
         errno = EINVAL;

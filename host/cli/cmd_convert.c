@@ -117,8 +117,8 @@ int cli_convert_file(spu_fmt ff, spu_fmt tf, const spu_cvt_opts *co_in, const ch
         return 1;
     }
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode) || (S_ISCHR(sb.st_mode) && fd != STDIN_FILENO) ||
-        S_ISBLK(sb.st_mode)) {
+    if (fstat(fd, &sb) != 0 ||
+        !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) || isatty(fd))) {
         snprintf(err, cap, "cannot read '%s': not a regular file or a pipe", in);
         if (fd != STDIN_FILENO)
             close(fd);

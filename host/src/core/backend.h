@@ -18,9 +18,10 @@ typedef struct spu_uri {
     size_t msg_cap;
 } spu_uri;
 
-/* Parse a device URI. Returns 0 or SPU_EINVAL (explained in out->msg when
- * the caller set it before: parse keeps msg/msg_cap). */
+/* Parse a device URI. Returns 0 or SPU_EINVAL. The _msg form also keeps msg
+ * (cap bytes, may be NULL) in out for the explanations of spu_uri_fail. */
 int spu_uri_parse(const char *uri, spu_uri *out);
+int spu_uri_parse_msg(const char *uri, spu_uri *out, char *msg, size_t cap);
 /* Look up key in a "k=v&k=v" query; copies the value. 1 found, 0 not
  * (also 0 when the value does not fit cap). */
 int spu_uri_param(const spu_uri *u, const char *key, char *val, size_t cap);

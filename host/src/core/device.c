@@ -35,11 +35,14 @@ int spu_uri_fail(const spu_uri *u, int rc, const char *fmt, ...)
 
 int spu_uri_parse(const char *uri, spu_uri *out)
 {
-    char *msg = out->msg;
-    size_t msg_cap = out->msg_cap;
+    return spu_uri_parse_msg(uri, out, NULL, 0);
+}
+
+int spu_uri_parse_msg(const char *uri, spu_uri *out, char *msg, size_t msg_cap)
+{
     memset(out, 0, sizeof *out);
     out->msg = msg;
-    out->msg_cap = msg_cap;
+    out->msg_cap = msg ? msg_cap : 0;
     if (!uri || !*uri)
         return spu_uri_fail(out, SPU_EINVAL, "empty device URI (try model, sim or serial:/dev/ttyUSB1)");
     size_t n = strcspn(uri, ":?");
@@ -183,9 +186,7 @@ int spu_open_ex(spu_device **dev, const char *uri, char *msg, size_t cap)
         return SPU_EINVAL;
     *dev = NULL;
     spu_uri u;
-    u.msg = msg;
-    u.msg_cap = msg ? cap : 0;
-    int rc = spu_uri_parse(uri, &u);
+    int rc = spu_uri_parse_msg(uri, &u, msg, cap);
     if (rc)
         return rc;
     const spu_backend_ops *ops = find_backend(u.scheme);
