@@ -46,6 +46,9 @@ typedef struct cli_output {
  * committed only when every one is ready, so a failure changes none of the
  * targets. 0, or 1 after printing the reason. */
 int cli_write_outputs(const char *cmd, int n, const cli_output *outs);
+/* Refuse an output path spu_outfile_open would refuse, before any work:
+ * 0, or 1 after printing the reason. NULL is fine. */
+int cli_check_output(const char *cmd, const char *path);
 /* A .npy output of tensor t (hdr: room for the header). 0 or -1. */
 struct spu_tensor;
 int cli_npy_output(cli_output *o, const char *path, const struct spu_tensor *t, char *hdr, size_t cap);

@@ -192,3 +192,11 @@ double cli_link_retries(spu_device *dev)
     spu_link_stats_t st;
     return spu_link_stats(dev, &st) == 0 ? (double)st.retries : 0.0;
 }
+
+int cli_check_output(const char *cmd, const char *path)
+{
+    char err[512];
+    if (path && spu_outfile_check(path, err, sizeof err))
+        return cli_fail(cmd, "cannot write %s", err);
+    return 0;
+}

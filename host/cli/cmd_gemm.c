@@ -102,6 +102,8 @@ int spu_cmd_gemm(int argc, char **argv)
         return cli_usage_error("gemm", "unexpected argument '%s'", argv[optind]);
     if (!apath != !bpath)
         return cli_usage_error("gemm", "--a and --b go together");
+    if (cli_check_output("gemm", out))
+        return 1;
     if (apath && have_seed)
         return cli_usage_error("gemm", "--seed makes random operands; it cannot go with --a/--b");
     if (!apath && have[0] && have[1] && have[2]) {

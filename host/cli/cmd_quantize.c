@@ -109,6 +109,9 @@ int spu_cmd_quantize(int argc, char **argv)
         return cli_usage_error("quantize", "unexpected argument '%s'", argv[optind]);
     if (!fmtname || !in || !out)
         return cli_usage_error("quantize", "--format, --in and --out are required");
+    if (cli_check_output("quantize", out) || cli_check_output("quantize", codes_path) ||
+        cli_check_output("quantize", scales_path))
+        return 1;
     int mx = spu_mx_from_name(fmtname), ef = -1;
     if (mx < 0) {
         ef = spu_fmt_from_name(fmtname);

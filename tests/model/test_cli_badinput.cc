@@ -191,6 +191,14 @@ TEST(BadInput, QuantizeChangesNoOutputWhenOneFails)
     EXPECT_EQ(slurp(d / "y.npy"), "precious") << "--out was replaced although --codes failed";
     EXPECT_NE(r.out.find("no/such/dir"), std::string::npos) << r.out;
     EXPECT_EQ(count_entries(d.path), 2);   // x.npy, y.npy: no temporary left
+    // --codes fails while being written (after --out is ready): still nothing changes
+    if (access("/dev/full", W_OK) == 0) {
+        r = sh(kSpu + " quantize --format mxfp8_e4m3 --in " + (d / "x.npy") + " --out " + (d / "y.npy") +
+               " --codes /dev/full");
+        EXPECT_NE(r.code, 0);
+        EXPECT_EQ(slurp(d / "y.npy"), "precious") << "--out was replaced although --codes failed";
+        EXPECT_EQ(count_entries(d.path), 2);
+    }
 }
 
 // A gemm killed while writing --out (here by SIGXFSZ: the file-size limit is

@@ -26,6 +26,11 @@ typedef struct spu_outfile spu_outfile;
 /* Prepare to write path. 0, or SPU_EINVAL (refused kind of file) / SPU_EIO
  * with a one-line reason in err (may be NULL). */
 int  spu_outfile_open(spu_outfile **o, const char *path, char *err, size_t errcap);
+/* Would spu_outfile_open accept path? Checks the kind of file (and that a
+ * new file's directory is writable) without opening anything, so a command
+ * can refuse a bad output before its work. 0, or SPU_EINVAL/SPU_EIO with a
+ * reason. */
+int  spu_outfile_check(const char *path, char *err, size_t errcap);
 /* The fd to write to (in place or the temporary file). */
 int  spu_outfile_fd(const spu_outfile *o);
 /* Write all n bytes (retrying short writes). 0 or SPU_EIO. */

@@ -149,6 +149,35 @@ int spu_outfile_open(spu_outfile **out, const char *path, char *err, size_t cap)
     return 0;
 }
 
+int spu_outfile_check(const char *path, char *err, size_t cap)
+{
+    if (err && cap)
+        err[0] = 0;
+    if (!path || !*path)
+        return why(err, cap, SPU_EINVAL, "empty output path");
+    if (!strcmp(path, "-"))
+        return 0;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+            return 0;
+        return why(err, cap, SPU_EINVAL, "%s is %s (refusing to write it)", path,
+                   S_ISDIR(st.st_mode) ? "a directory" : S_ISBLK(st.st_mode) ? "a block device"
+                   : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file");
+    }
+    if (lstat(path, &st) == 0)
+        return why(err, cap, SPU_EINVAL, "%s: a symlink to nothing (refusing to replace it)", path);
+    if (errno != ENOENT)
+        return why(err, cap, SPU_EIO, "%s: %s", path, strerror(errno));
+    char *dir = dir_of(path);
+    if (!dir)
+        return SPU_ENOMEM;
+    int ok = access(dir, W_OK | X_OK) == 0;
+    int e = errno;
+    free(dir);
+    return ok ? 0 : why(err, cap, SPU_EIO, "%s: cannot create it: %s", path, strerror(e));
+}
+
 int spu_outfile_fd(const spu_outfile *o)
 {
     return o ? o->fd : -1;
