@@ -335,10 +335,10 @@ int spu_bench_gemm(int argc, char **argv)
         return cli_fail("bench gemm", "%s", err);
     }
     spu_device *dev;
-    int rc = spu_open(&dev, device);
-    if (rc) {
+    int rc;
+    if (cli_open_device("bench gemm", device, &dev)) {
         free(file_shapes);
-        return cli_fail("bench gemm", "cannot open device '%s': %s", device, spu_strerror(rc));
+        return 1;
     }
     spu_info_t info;
     spu_info(dev, &info);
@@ -529,6 +529,7 @@ int spu_bench_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(root, "isa_hash", info.isa_hash);
         cJSON_AddNumberToObject(root, "host_isa_hash", spu_isa_hash());
         cJSON_AddStringToObject(root, "commit", spu_perf_git_commit());
+        cJSON_AddNumberToObject(root, "retries", cli_link_retries(dev));
         arr = cJSON_AddArrayToObject(root, "results");
         for (size_t i = 0; i < nrows; i++) {
             const row *r = &rows[i];

@@ -36,9 +36,8 @@ int spu_cmd_info(int argc, char **argv)
     if (optind < argc)
         return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
     spu_device *dev;
-    int rc = spu_open(&dev, device);
-    if (rc)
-        return cli_fail("info", "cannot open device '%s': %s", device, spu_strerror(rc));
+    if (cli_open_device("info", device, &dev))
+        return 1;
     spu_info_t in;
     spu_info(dev, &in);
     char formats[128] = "";

@@ -47,7 +47,8 @@ const char *spu_version(void);
     X(EFORMAT,     -11, "malformed file or unsupported format")                \
     X(EPARSE,      -12, "syntax error")                                        \
     X(EMISMATCH,   -13, "results differ")                                      \
-    X(EDEVICE,     -14, "device reported an error status")
+    X(EDEVICE,     -14, "device reported an error status")                  \
+    X(EISA,        -15, "device ISA differs from this host's (ISA hash mismatch)")
 
 enum spu_error {
 #define SPU_X_(name, value, msg) SPU_##name = (value),
@@ -148,10 +149,12 @@ int  spu_info(spu_device *dev, spu_info_t *info);
 /* Copy len bytes into / out of the scratchpad. SPU_ERANGE if outside. */
 int  spu_write(spu_device *dev, uint32_t addr, const void *data, size_t len);
 int  spu_read(spu_device *dev, uint32_t addr, void *data, size_t len);
-/* Load a microcode program (copied; the caller keeps ownership). */
+/* Load a microcode program (copied; the caller keeps ownership).
+ * SPU_EISA (nothing sent) when the device's ISA hash is not this host's. */
 int  spu_load_program(spu_device *dev, const spu_program *prog);
 /* Set r1..r{nargs} (nargs <= SPU_NARGS) and start at the program entry.
- * The watchdog budget is set with spu_set_watchdog (0 = none). */
+ * The watchdog budget is set with spu_set_watchdog (0 = none). SPU_EISA
+ * (nothing sent) when the device's ISA hash is not this host's. */
 int  spu_run(spu_device *dev, const uint32_t *args, int nargs);
 /* Wait until the program halts or traps (timeout_ms < 0: forever).
  * Fills *st if non-NULL. Returns SPU_ETIMEDOUT, SPU_ETRAP on a trap. */
@@ -169,6 +172,20 @@ int  spu_reset(spu_device *dev);
 int  spu_regs(spu_device *dev, uint32_t regs[16]);
 /* Liveness check: one round trip. */
 int  spu_ping(spu_device *dev);
+
+/* Like spu_open; on failure also writes a one-line reason (which key,
+ * which value, what was expected) into msg (cap bytes, may be NULL). */
+int  spu_open_ex(spu_device **dev, const char *uri, char *msg, size_t cap);
+
+/* Link health since open (all zero for devices without a link, e.g. model). */
+typedef struct spu_link_stats {
+    uint64_t requests;           /* link requests made                       */
+    uint64_t retries;            /* frames sent again (timeout, bad reply)   */
+    uint64_t bad_frames;         /* replies dropped: CRC, length, stale seq  */
+    uint64_t timeouts;           /* attempts that got no reply in time       */
+    size_t   chunk;              /* current WRITE/READ bytes per frame       */
+} spu_link_stats_t;
+int  spu_link_stats(spu_device *dev, spu_link_stats_t *st);
 /* Close the device (shuts down a spawned simulator). Accepts NULL. */
 void spu_close(spu_device *dev);
 

@@ -103,20 +103,72 @@ static int read_pty_line(int fd, char *path, size_t cap, int timeout_ms)
     return 0;
 }
 
+/* A probability in [0, 1] for ber=/drop=: "" when absent, else the value
+ * checked here (spu-sim parses it again). */
+static int prob_param(const spu_uri *u, const char *key, char *v, size_t cap)
+{
+    if (!spu_uri_param(u, key, v, cap)) {
+        v[0] = 0;
+        char big[sizeof u->query];
+        if (spu_uri_param(u, key, big, sizeof big))
+            return spu_uri_fail(u, SPU_EINVAL, "URI key %s: '%.40s...' is too long", key, big);
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (!v[0] || errno || *end || !(x >= 0 && x <= 1))
+        return spu_uri_fail(u, SPU_EINVAL, "URI key %s: '%s' is not a probability in [0, 1]", key, v);
+    return 0;
+}
+
 static int sim_open(void **impl, const spu_uri *u)
 {
-    char exe[PATH_MAX], rows[16] = "", cols[16] = "", uart[8] = "", trace[256] = "";
+    char exe[PATH_MAX], rows[16] = "", cols[16] = "", trace[256] = "", ber[32], drop[32];
+    char seed[24] = "";
+    long v;
+    int uart = 0, rc;
     if (u->path[0])
-        return SPU_EINVAL;
-    spu_uri_param(u, "rows", rows, sizeof rows);
-    spu_uri_param(u, "cols", cols, sizeof cols);
-    spu_uri_param(u, "uart", uart, sizeof uart);
-    spu_uri_param(u, "trace", trace, sizeof trace);
-    int rc = find_sim(exe, sizeof exe);
-    if (rc)
+        return spu_uri_fail(u, SPU_EINVAL, "sim takes no path ('sim:%s'); options go after '?'",
+                            u->path);
+    if ((rc = spu_uri_long(u, "rows", 1, 64, &v)) < 0)
         return rc;
+    if (rc)
+        snprintf(rows, sizeof rows, "%ld", v);
+    if ((rc = spu_uri_long(u, "cols", 1, 64, &v)) < 0)
+        return rc;
+    if (rc)
+        snprintf(cols, sizeof cols, "%ld", v);
+    if ((rc = spu_uri_long(u, "uart", 0, 1, &v)) < 0)
+        return rc;
+    if (rc)
+        uart = (int)v;
+    if ((rc = spu_uri_long(u, "seed", 0, LONG_MAX, &v)) < 0)
+        return rc;
+    if (rc)
+        snprintf(seed, sizeof seed, "%ld", v);
+    if ((rc = prob_param(u, "ber", ber, sizeof ber)) || (rc = prob_param(u, "drop", drop, sizeof drop)))
+        return rc;
+    if (spu_uri_param(u, "trace", trace, sizeof trace)) {
+        /* spu-sim's stderr is not shown: check the file can be written here */
+        int tfd = open(trace, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (tfd < 0)
+            return spu_uri_fail(u, SPU_EINVAL, "URI key trace: cannot write %s: %s", trace,
+                                strerror(errno));
+        close(tfd);
+    } else if (strstr(u->query, "trace=")) {
+        return spu_uri_fail(u, SPU_EINVAL, "URI key trace: path empty or longer than %zu bytes",
+                            sizeof trace - 1);
+    }
+    spu_link probe;   /* timeout=/retries= checked before spawning anything */
+    spu_link_init(&probe, -1);
+    if ((rc = spu_link_apply_uri(&probe, u)) < 0)
+        return rc;
+    rc = find_sim(exe, sizeof exe);
+    if (rc)
+        return spu_uri_fail(u, rc, "spu-sim not found ($SPU_SIM, next to this program, or build/bin/spu-sim)");
 
-    const char *argv[12];
+    const char *argv[20];
     int argc = 0;
     argv[argc++] = exe;
     if (rows[0]) {
@@ -127,11 +179,23 @@ static int sim_open(void **impl, const spu_uri *u)
         argv[argc++] = "--cols";
         argv[argc++] = cols;
     }
-    if (uart[0] && strcmp(uart, "0"))
+    if (uart)
         argv[argc++] = "--uart";
     if (trace[0]) {
         argv[argc++] = "--trace";
         argv[argc++] = trace;
+    }
+    if (ber[0]) {
+        argv[argc++] = "--ber";
+        argv[argc++] = ber;
+    }
+    if (drop[0]) {
+        argv[argc++] = "--drop";
+        argv[argc++] = drop;
+    }
+    if (seed[0]) {
+        argv[argc++] = "--seed";
+        argv[argc++] = seed;
     }
     argv[argc] = NULL;
 
@@ -164,7 +228,11 @@ static int sim_open(void **impl, const spu_uri *u)
     if (rc == SPU_ENODEV) {
         int st = 0;   /* exited before printing: exit 3 = geometry not built */
         if (waitpid(pid, &st, 0) == pid)
-            return WIFEXITED(st) && WEXITSTATUS(st) == 3 ? SPU_ENOTSUP : SPU_ENODEV;
+            return WIFEXITED(st) && WEXITSTATUS(st) == 3
+                       ? spu_uri_fail(u, SPU_ENOTSUP, "spu-sim was built for another geometry "
+                                                      "(rows/cols must match the build)")
+                       : spu_uri_fail(u, SPU_ENODEV, "spu-sim exited at start (run %s by hand "
+                                                     "to see why)", exe);
     }
     if (rc) {
         reap(pid);
@@ -184,7 +252,8 @@ static int sim_open(void **impl, const spu_uri *u)
     s->fd = fd;
     s->pid = pid;
     spu_link_init(&s->link, fd);
-    spu_link_apply_uri(&s->link, u);
+    s->link.timeout_ms = probe.timeout_ms;
+    s->link.retries = probe.retries;
     *impl = s;
     return 0;
 }
@@ -223,4 +292,6 @@ const spu_backend_ops spu_backend_sim = {
     .close = sim_close,
     .info = sim_info,
     SPU_LINK_BACKEND_OPS,
+    .keys = (const char *const[]){ "rows", "cols", "uart", "trace", "ber", "drop", "seed",
+                                   SPU_LINK_URI_KEYS, NULL },
 };

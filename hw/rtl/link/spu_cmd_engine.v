@@ -92,9 +92,11 @@ module spu_cmd_engine #(
     localparam integer SAW = clog2(SPAD_BYTES);     // scratchpad address bits
     localparam integer UAW = clog2(UCODE_WORDS);    // microcode address bits
     localparam integer BAW = clog2(LINK_MAX_PAYLOAD); // ring buffer address bits
-    // widths of the address sums: arg0's significant bits + an 11- or 9-bit count
-    localparam integer SK  = (SAW > 11) ? SAW : 11;
-    localparam integer UK  = (UAW > 9) ? UAW : 9;
+    // widths of the address sums: arg0's significant bits + an 11- or 9-bit count;
+    // one bit above the address width, so that an address equal to the size
+    // (a zero-length access at the very end, docs/protocol.md) is in range
+    localparam integer SK  = (SAW + 1 > 11) ? SAW + 1 : 11;
+    localparam integer UK  = (UAW + 1 > 9) ? UAW + 1 : 9;
     localparam integer CW  = CNT_WIDTH;
     // sized copies of the geometry for comparisons and the INFO record
     localparam [31:0]  P_ROWS  = ROWS;
@@ -198,8 +200,8 @@ module spu_cmd_engine #(
     //   UCODE  arg0 + n (words)  <= UCODE_WORDS  as arg0 + plen/4 <= UCODE_WORDS + 1
     wire [SK:0] spad_sum  = {1'b0, arg0[SK-1:0]} + {{(SK-10){1'b0}}, cnt_q};
     wire [UK:0] ucode_sum = {1'b0, arg0[UK-1:0]} + {{(UK-8){1'b0}}, cnt_q[10:2]};
-    wire        spad_hi_ok  = ((arg0 >> SAW) == 32'd0);
-    wire        ucode_hi_ok = ((arg0 >> UAW) == 32'd0);
+    wire        spad_hi_ok  = ((arg0 >> SK) == 32'd0);
+    wire        ucode_hi_ok = ((arg0 >> UK) == 32'd0);
 
     reg        known;
     reg        len_ok;
