@@ -31,6 +31,10 @@ VL_INC         := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null || ec
 VL_CXXFLAGS    := -std=c++17 -O2 -g -Wall -I$(VL_INC) -I$(VL_INC)/vltstd -faligned-new \
                   -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
 VL_RUNTIME     := verilated.o verilated_fst_c.o verilated_threads.o
+# models built without tracing (the board simulators)
+SIM_VL_FAST    := 
+VL_CXXFLAGS_NT := $(filter-out -DVM_TRACE%,$(VL_CXXFLAGS)) -DVM_TRACE=0 -DVM_TRACE_FST=0 -DVM_TRACE_VCD=0
+VL_RUNTIME_NT  := verilated.o verilated_threads.o
 
 SIM_TOP_DIR    := $(BUILD)/sim/top
 SIM_TOP_LIB    := $(SIM_TOP_DIR)/Vspu_top__ALL.a
@@ -61,6 +65,50 @@ $(SPU_SIM): $(SPU_SIM_OBJS) $(SIM_TOP_LIB) $(SIM_TOP_RT)
 	$(CXX) -o $@ $(SPU_SIM_OBJS) $(SIM_TOP_LIB) $(SIM_TOP_RT) -lz -pthread
 
 -include $(wildcard $(BUILD)/obj/hw/sim/*.d)
+
+# --- board-shaped simulators: build/bin/spu-sim-BOARD -------------------------------
+# spu_board_spu (what every iCE40 board top wraps: PLL pass-through in
+# simulation, the board reset, spu_top with LINK "uart") Verilated with one
+# board's parameters, behind the same pty harness (-DSPU_SIM_BOARD). The
+# parameters are the board tops' defaults (hw/rtl/board/spu_board_BOARD.v,
+# docs/fpga.md); the harness gets the same numbers. docs/sim.md.
+SIM_BOARDS           := icebreaker hx8k
+SIMB_icebreaker_DSP  := 1
+SIMB_icebreaker_PAD  := 1
+SIMB_hx8k_DSP        := 0
+SIMB_hx8k_PAD        := 0
+SIMB_ROWS    ?= 4
+SIMB_COLS    ?= 4
+SIMB_CLK_MHZ ?= 24
+SIMB_BAUD    ?= 3000000
+SIMB_SPAD    ?= 8192
+SIMB_BANKS   ?= 2
+SIMB_UCODE   ?= 256
+SIMB_CPB     := $(shell echo $$(( $(SIMB_CLK_MHZ) * 1000000 / $(SIMB_BAUD) )))
+SIMB_GEOM     = -GROWS=$(SIMB_ROWS) -GCOLS=$(SIMB_COLS) -GCLK_MHZ=$(SIMB_CLK_MHZ) -GBAUD=$(SIMB_BAUD) \
+                -GSPAD_BYTES=$(SIMB_SPAD) -GSPAD_BANKS=$(SIMB_BANKS) -GUCODE_WORDS=$(SIMB_UCODE) \
+                -GUSE_ICE40_DSP=$(SIMB_$(1)_DSP) -GPLL_USE_PAD=$(SIMB_$(1)_PAD)
+SIMB_DEFS     = -DSPU_SIM_BOARD=\"$(1)\" -DSPU_SIM_ROWS=$(SIMB_ROWS) -DSPU_SIM_COLS=$(SIMB_COLS) \
+                -DSPU_SIM_LANES=1 -DSPU_SIM_CLKS_PER_BIT=$(SIMB_CPB) -DSPU_SIM_CLOCK_HZ=$(SIMB_CLK_MHZ)000000
+
+define sim_board_rule
+$(BUILD)/sim/$(1)/Vboard__ALL.a: $(HW_RTL_SRCS) $(wildcard hw/rtl/board/*.v) $(BUILD)/gen/spu_isa.vh hw/build.mk
+	@mkdir -p $(BUILD)/sim/$(1)
+	$(VERILATOR) --cc $(SIM_VL_FAST) --build-jobs 1 -Wno-lint -Wno-style $(HW_VFLAGS) -y hw/rtl/board \
+	  --top-module spu_board_spu --prefix Vboard $(call SIMB_GEOM,$(1)) --Mdir $(BUILD)/sim/$(1) \
+	  hw/rtl/board/spu_board_spu.v
+	$(MAKE) -j1 -C $(BUILD)/sim/$(1) -f Vboard.mk $(SIM_OPT) Vboard__ALL.a $(VL_RUNTIME_NT)
+$(BUILD)/obj/hw/sim/$(1)/spu_sim.o: hw/sim/spu_sim.cpp $(BUILD)/sim/$(1)/Vboard__ALL.a
+	@mkdir -p $$(dir $$@)
+	$(CXX) $(VL_CXXFLAGS_NT) -I$(BUILD)/sim/$(1) -Ihw/sim $(call SIMB_DEFS,$(1)) -MMD -MP -c -o $$@ $$<
+$(BUILD)/bin/spu-sim-$(1): $(BUILD)/obj/hw/sim/$(1)/spu_sim.o $(BUILD)/sim/$(1)/Vboard__ALL.a
+	@mkdir -p $$(dir $$@)
+	$(CXX) -o $$@ $$^ $(addprefix $(BUILD)/sim/$(1)/,$(VL_RUNTIME_NT)) -pthread
+all: $(BUILD)/bin/spu-sim-$(1)
+SPU_SIM_BOARD_BINS += $(BUILD)/bin/spu-sim-$(1)
+-include $(wildcard $(BUILD)/obj/hw/sim/$(1)/*.d)
+endef
+$(foreach b,$(SIM_BOARDS),$(eval $(call sim_board_rule,$(b))))
 
 # --- RTL link tests -------------------------------------------------------------
 $(SIM_TB_LIB): tests/rtl_link/spu_link_tb.v $(HW_RTL_SRCS) $(BUILD)/gen/spu_isa.vh hw/build.mk

@@ -1,6 +1,13 @@
 // spu_sim.cpp -- the simulated SPU board: Verilated spu_top behind a pty.
 //
-//   spu-sim [--uart] [--trace FILE.fst] [--rows R] [--cols C]
+//   spu-sim [--uart] [--trace FILE.fst] [--rows R] [--cols C] [--stats-fd N]
+//   spu-sim-BOARD [--stats-fd N]      (built with -DSPU_SIM_BOARD=\"BOARD\")
+//
+// spu-sim-BOARD (icebreaker, hx8k) is the same harness around spu_board_spu
+// built with that board's parameters: its UART at the board's clocks per bit,
+// so the simulated cycles are the board's, link included (docs/sim.md).
+// --stats-fd N publishes the simulated clock in the shared file N
+// (spu_sim_stats.h), a side channel outside the link protocol.
 //
 // Opens a pseudo-terminal (posix_openpt, raw mode) and prints "pty PATH" as the
 // first line of stdout; a host connects to PATH exactly like a USB serial port
@@ -12,6 +19,13 @@
 // nobody connects within 60 s. At exit it reports on stderr the simulated
 // cycles and cycles per wall-clock second. Binds nothing but the pty.
 #include "spu_board.h"
+#include "spu_sim_stats.h"
+#ifdef SPU_SIM_BOARD
+#include "Vboard.h"
+using SimBoard = SpuBoardT<Vboard, true>;
+#else
+using SimBoard = SpuBoard;
+#endif
 
 #include <cerrno>
 #include <chrono>
@@ -21,6 +35,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -30,6 +45,50 @@
 #ifndef SPU_SIM_COLS
 #define SPU_SIM_COLS 8
 #endif
+#ifndef SPU_SIM_CLOCK_HZ
+#define SPU_SIM_CLOCK_HZ 12000000
+#endif
+#ifdef SPU_SIM_BOARD
+#define SPU_SIM_NAME "spu-sim-" SPU_SIM_BOARD
+#else
+#define SPU_SIM_NAME "spu-sim"
+#endif
+
+// The simulated clock, published through --stats-fd (seqlock, spu_sim_stats.h).
+class StatsPage {
+public:
+    bool open(int fd)
+    {
+        if (ftruncate(fd, sizeof(SpuSimStats)) != 0)
+            return false;
+        void *p = mmap(nullptr, sizeof(SpuSimStats), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED)
+            return false;
+        s_ = static_cast<SpuSimStats *>(p);
+        return true;
+    }
+    void publish(const SimBoard &b, bool uart)
+    {
+        if (!s_)
+            return;
+        __atomic_store_n(&s_->seq, seq_ + 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        s_->magic = SPU_SIM_STATS_MAGIC;
+        s_->version = 1;
+        s_->clock_hz = SPU_SIM_CLOCK_HZ;
+        s_->clks_per_bit = uart ? (uint32_t)b.clks_per_bit() : 0;
+        s_->cycles = b.cycles();
+        s_->bytes_in = b.bytes_in();
+        s_->bytes_out = b.bytes_out();
+        s_->idle = b.idle() && b.pending_in() == 0;
+        seq_ += 2;
+        __atomic_store_n(&s_->seq, seq_, __ATOMIC_RELEASE);
+    }
+
+private:
+    SpuSimStats *s_ = nullptr;
+    uint64_t seq_ = 0;
+};
 
 static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int) { g_stop = 1; }
@@ -37,12 +96,19 @@ static void on_signal(int) { g_stop = 1; }
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: spu-sim [--uart] [--trace FILE.fst] [--rows R] [--cols C]\n"
-            "  Simulated SPU board (%dx%d) behind a pty; prints \"pty PATH\" on stdout.\n"
-            "  --uart         drive the board's UART PHY at bit level (%d clocks per bit)\n"
-            "  --trace FILE   write an FST waveform (GTKWave)\n"
-            "  --rows/--cols  geometry; must match the built one\n",
-            SPU_SIM_ROWS, SPU_SIM_COLS, SPU_SIM_CLKS_PER_BIT);
+            "usage: " SPU_SIM_NAME " [--uart] [--trace FILE.fst] [--rows R] [--cols C] [--stats-fd N]\n"
+            "  Simulated SPU board (%dx%d, %d Hz) behind a pty; prints \"pty PATH\" on stdout.\n"
+            "  --uart         drive the board's UART PHY at bit level (%d clocks per bit)%s\n"
+            "  --trace FILE   write an FST waveform (GTKWave; builds with tracing only)\n"
+            "  --rows/--cols  geometry; must match the built one\n"
+            "  --stats-fd N   publish the simulated clock in shared file N (docs/sim.md)\n",
+            SPU_SIM_ROWS, SPU_SIM_COLS, SPU_SIM_CLOCK_HZ, SPU_SIM_CLKS_PER_BIT,
+#ifdef SPU_SIM_BOARD
+            "; always on"
+#else
+            ""
+#endif
+    );
     return 2;
 }
 
@@ -50,15 +116,24 @@ int main(int argc, char **argv)
 {
     bool uart = false;
     const char *trace = nullptr;
+    int stats_fd = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--uart")) {
             uart = true;
+        } else if (!strcmp(argv[i], "--stats-fd") && i + 1 < argc) {
+            char *end = nullptr;
+            long v = strtol(argv[++i], &end, 10);
+            if (!end || *end || v < 0 || v > 65535) {
+                fprintf(stderr, SPU_SIM_NAME ": --stats-fd: not a file descriptor: %s\n", argv[i]);
+                return 2;
+            }
+            stats_fd = (int)v;
         } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
             trace = argv[++i];
         } else if ((!strcmp(argv[i], "--rows") || !strcmp(argv[i], "--cols")) && i + 1 < argc) {
             int want = !strcmp(argv[i], "--rows") ? SPU_SIM_ROWS : SPU_SIM_COLS;
             if (atoi(argv[i + 1]) != want) {
-                fprintf(stderr, "spu-sim: this build simulates %dx%d only\n", SPU_SIM_ROWS,
+                fprintf(stderr, SPU_SIM_NAME ": this build simulates %dx%d only\n", SPU_SIM_ROWS,
                         SPU_SIM_COLS);
                 return 3;
             }
@@ -69,6 +144,21 @@ int main(int argc, char **argv)
         } else {
             return usage();
         }
+    }
+
+#ifdef SPU_SIM_BOARD
+    uart = true;   // a board has its UART only
+#endif
+#if !VM_TRACE
+    if (trace) {
+        fprintf(stderr, SPU_SIM_NAME ": built without tracing; use build/bin/spu-sim-trace\n");
+        return 2;
+    }
+#endif
+    StatsPage stats;
+    if (stats_fd >= 0 && !stats.open(stats_fd)) {
+        perror(SPU_SIM_NAME ": --stats-fd");
+        return 2;
     }
 
     int m = posix_openpt(O_RDWR | O_NOCTTY);
@@ -102,7 +192,8 @@ int main(int argc, char **argv)
     printf("pty %s\n", path);
     fflush(stdout);
 
-    SpuBoard board(uart, trace);
+    SimBoard board(uart, trace);
+    stats.publish(board, uart);
     using clk = std::chrono::steady_clock;
     const auto t0 = clk::now();
     double clocked_s = 0;
@@ -123,6 +214,7 @@ int main(int argc, char **argv)
             const auto a = clk::now();
             board.run(board.pending_in() ? 20000 : 200000);
             clocked_s += std::chrono::duration<double>(clk::now() - a).count();
+            stats.publish(board, uart);   // before the reply bytes reach the host
         }
         // board -> host
         auto &out = board.received();
@@ -156,7 +248,7 @@ int main(int argc, char **argv)
             connected = true;
         }
         if (!connected && std::chrono::duration<double>(clk::now() - t0).count() > 60) {
-            fprintf(stderr, "spu-sim: nobody connected to %s within 60 s\n", path);
+            fprintf(stderr, SPU_SIM_NAME ": nobody connected to %s within 60 s\n", path);
             break;
         }
     }
@@ -164,7 +256,7 @@ int main(int argc, char **argv)
     const double wall = std::chrono::duration<double>(clk::now() - t0).count();
     const uint64_t cyc = board.cycles();
     fprintf(stderr,
-            "spu-sim: %llu cycles simulated, %.3f s clocked, %.3f s wall: "
+            SPU_SIM_NAME ": %llu cycles simulated, %.3f s clocked, %.3f s wall: "
             "%.0f cycles/s while clocked, %.0f cycles/s overall\n",
             (unsigned long long)cyc, clocked_s, wall, clocked_s > 0 ? cyc / clocked_s : 0.0,
             wall > 0 ? cyc / wall : 0.0);

@@ -36,6 +36,7 @@ typedef struct spu_backend_ops {
     int  (*reset)(void *impl);
     int  (*ping)(void *impl);
     int  (*regs)(void *impl, uint32_t regs[16]);   /* NULL: not supported */
+    int  (*sim_time)(void *impl, spu_sim_time_t *t); /* NULL: not a simulator */
 } spu_backend_ops;
 
 /* Backends linked into libspu (each in its own file). */
