@@ -156,3 +156,6 @@ lint: $(BUILD)/gen/spu_isa.vh
 	  synth -top spu_top; check -assert" || fail=1; \
 	if grep -qi "warning" $(BUILD)/lint_yosys.log; then grep -i warning $(BUILD)/lint_yosys.log; fail=1; fi; \
 	if [ $$fail -ne 0 ]; then echo "lint: FAILED"; exit 1; fi; echo "lint: clean"
+
+# the sim suite also drives the board simulators (tests/sim/test_sim_board.cc)
+$(BUILD)/tests/spu_sim_tests: $(SPU_SIM_BOARD_BINS)
