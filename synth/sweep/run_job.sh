@@ -12,6 +12,7 @@ line=$(awk -v i="$idx" 'NR == i + 1' "$out/jobs.tsv")
 name=${line%%$'\t'*}
 cmd=${line#*$'\t'}
 dir=$out/jobs/$name
+cd "$(cat "$out/workdir")" || { echo "run_job: cannot enter the sweep's working directory" >&2; exit 2; }
 mkdir -p "$dir"
 rm -f "$dir/result.tsv" "$dir/status" "$dir/.done"
 echo "[sweep] start $name"

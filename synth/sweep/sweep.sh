@@ -5,7 +5,7 @@
 #
 # JOBS.tsv: one job per line, "NAME<TAB>COMMAND" (blank lines and lines
 # starting with # are skipped; NAME is [A-Za-z0-9_.-]+ and unique). Each
-# COMMAND runs under bash in the source tree with
+# COMMAND runs under bash in the directory sweep.sh was started from, with
 #   SWEEP_OUT   OUTDIR/jobs/NAME (created; the job's own files go there)
 #   SWEEP_NAME  NAME
 # and reports its figures by writing $SWEEP_OUT/result.tsv: a header line and
@@ -42,6 +42,7 @@ awk -F'\t' '
     seen[$1]++ { printf "sweep: %s:%d: job %s listed twice\n", FILENAME, FNR, $1 > "/dev/stderr"; bad = 1; next }
     { print }
     END { exit bad }' "$list" > "$out/jobs.tsv" || exit 2
+pwd > "$out/workdir"   # the jobs run here, whichever runner starts them
 n=$(wc -l < "$out/jobs.tsv")
 [ "$n" -gt 0 ] || { echo "sweep: $list has no jobs" >&2; exit 2; }
 echo "[sweep] $n jobs, runner $runner, results in $out"
