@@ -1,6 +1,7 @@
 /*
  * backend_sim.c -- "sim[?board=B&rows=R&cols=C&uart=1&trace=FILE.fst&timeout=MS]":
- * spawns build/bin/spu-sim (the Verilated 8x8) or, with board=icebreaker|hx8k,
+ * spawns build/bin/spu-sim (the Verilated 8x8; with trace=, its traced twin
+ * spu-sim-trace from `make sim-trace`) or, with board=icebreaker|hx8k,
  * build/bin/spu-sim-BOARD (the board's RTL and UART at its clocks per bit),
  * reads "pty PATH" from its stdout and talks to it through the serial
  * transport, exactly as to a board. The simulator is found through $SPU_SIM
@@ -150,6 +151,8 @@ static int sim_open(void **impl, const spu_uri *u)
         if (trace[0])
             return SPU_ENOTSUP;  /* board simulators are built without tracing */
         snprintf(name, sizeof name, "spu-sim-%s", board);
+    } else if (trace[0]) {
+        snprintf(name, sizeof name, "spu-sim-trace");   /* `make sim-trace` */
     }
     int rc = find_sim(name, exe, sizeof exe);
     if (rc)
