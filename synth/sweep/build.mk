@@ -40,4 +40,4 @@ sim-config: $(BUILD)/gen/spu_isa.vh
 	  -DSPU_SIM_CLKS_PER_BIT=$$(( $(CFG_CLK_MHZ) * 1000000 / $(CFG_BAUD) )) \
 	  -DSPU_SIM_CLOCK_HZ=$(CFG_CLK_MHZ)000000 -c -o $(CFG_DIR)/spu_sim.o hw/sim/spu_sim.cpp
 	$(CXX) -o $(CFG_DIR)/spu-sim-cfg $(CFG_DIR)/spu_sim.o $(CFG_DIR)/Vboard__ALL.a \
-	  $(addprefix $(CFG_DIR)/,$(VL_RUNTIME_NT)) -pthread
+	  $(addprefix $(CFG_DIR)/,$(VL_RUNTIME_NT)) -latomic -pthread
