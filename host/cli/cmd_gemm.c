@@ -29,7 +29,9 @@ static const char usage[] =
     "  --out FILE     write C as an int32 .npy\n"
     "  --json         one JSON object: device m n k dtype bitexact cycles\n"
     "                 model_cycles macs utilization link_bytes wall_s pieces ...\n"
-    "                 retries (link frames sent again after faults)\n";
+    "                 retries (link frames sent again after faults)\n"
+    "                 (simulators also sim_cycles sim_s clock_hz: the simulated\n"
+    "                 board's time for the call, link included; docs/sim.md)\n";
 
 /* Host memory a GEMM may take (A + B + C + reference C), checked before allocating. */
 #define GEMM_HOST_MAX ((uint64_t)4 << 30)
@@ -177,7 +179,11 @@ int spu_cmd_gemm(int argc, char **argv)
     spu_info(dev, &info);
     spu_gemm_opts go = { strcmp(info.device, "model") != 0, 0 };
     spu_gemm_stats s;
+    /* simulators: the simulated board's time for the whole call, link included (docs/sim.md) */
+    spu_sim_time_t st0, st1;
+    const int have_sim = spu_sim_time(dev, &st0) == 0;
     rc = spu_gemm_i8(dev, M, N, K, A, B, C, &go, &s);
+    const int have_simt = have_sim && rc == 0 && spu_sim_time(dev, &st1) == 0;
     if (rc) {
         spu_status_t st;
         if (rc == SPU_ETRAP && spu_status(dev, &st) == 0)
@@ -225,6 +231,11 @@ int spu_cmd_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(o, "stall_drain", (double)s.stall_drain);
         cJSON_AddNumberToObject(o, "mismatches", (double)nbad);
         cJSON_AddNumberToObject(o, "retries", cli_link_retries(dev));
+        if (have_simt) {
+            cJSON_AddNumberToObject(o, "sim_cycles", (double)(st1.cycles - st0.cycles));
+            cJSON_AddNumberToObject(o, "sim_s", st1.seconds - st0.seconds);
+            cJSON_AddNumberToObject(o, "clock_hz", st1.clock_hz);
+        }
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
@@ -239,6 +250,9 @@ int spu_cmd_gemm(int argc, char **argv)
         printf("  %-12s %.4f\n", "utilization", util);
         printf("  %-12s %" PRIu64 "\n", "link bytes", s.link_bytes);
         printf("  %-12s %.4f s\n", "wall", s.wall_s);
+        if (have_simt)
+            printf("  %-12s %" PRIu64 " cycles = %.6f s at %u Hz (simulated board, link included)\n",
+                   "sim time", st1.cycles - st0.cycles, st1.seconds - st0.seconds, st1.clock_hz);
     }
     if (nbad) {
         fprintf(stderr, "spu gemm: %zu of %zu elements differ; first at [%zu][%zu]: device %d, reference %d\n",

@@ -316,7 +316,7 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_TRUE(r.body.empty());
     r = cmd(CMD_INFO);
     ASSERT_EQ(r.status, ST_OK);
-    ASSERT_EQ(r.body.size(), 48u);
+    ASSERT_EQ(r.body.size(), 52u);
     EXPECT_EQ(get32(r.body, 0), (uint32_t)SPU_SIM_ROWS);
     EXPECT_EQ(get32(r.body, 4), (uint32_t)SPU_SIM_COLS);
     EXPECT_EQ(get32(r.body, 8), 8u);
@@ -327,6 +327,7 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_EQ(get32(r.body, 28), spu_isa_hash());
     EXPECT_EQ(get32(r.body, 40), 4u);
     EXPECT_EQ(get32(r.body, 44), (uint32_t)SPU_SIM_LANES);
+    EXPECT_EQ(get32(r.body, 48), get32(r.body, 36) / SPU_SIM_CLKS_PER_BIT);   // link_baud
 }
 
 // Requests queued back to back: each one waits in the PHY while the reply to
@@ -566,7 +567,7 @@ TEST_F(EngineUart, CommandsOverTheUartPhy)
 {
     EXPECT_EQ(cmd(CMD_PING).status, ST_OK);
     Reply r = cmd(CMD_INFO);
-    ASSERT_EQ(r.body.size(), 48u);
+    ASSERT_EQ(r.body.size(), 52u);
     EXPECT_EQ(get32(r.body, 28), spu_isa_hash());
     Bytes pl;
     put32(pl, 100);

@@ -105,6 +105,7 @@ typedef struct spu_info {
     uint32_t clock_hz;           /* device clock (0 if not meaningful)      */
     uint32_t loop_depth;         /* nested hardware loops                   */
     uint32_t drain_lanes;        /* accumulators st drains per cycle        */
+    uint32_t link_baud;          /* UART rate the device is built for (0: none) */
     char     device[64];         /* "model", "sim", "serial:..."            */
 } spu_info_t;
 
@@ -146,6 +147,19 @@ int spu_list_devices(spu_device_entry *out, int cap);
 int  spu_open(spu_device **dev, const char *uri);
 /* Geometry and capabilities of the device. */
 int  spu_info(spu_device *dev, spu_info_t *info);
+/* Simulated time of a simulator device ("sim", "sim?board=..."): the clock
+ * cycles the simulated board has run since its reset, link bytes included
+ * (the clock stops while the board waits for the host), read through a side
+ * channel that is not the link protocol (docs/sim.md). Waits until the board
+ * is idle. SPU_ENOTSUP for any other device. */
+typedef struct spu_sim_time {
+    uint64_t cycles;             /* simulated clock cycles since reset      */
+    uint64_t bytes_in, bytes_out;/* link bytes through the PHY, each way    */
+    uint32_t clock_hz;           /* the clock the configuration is built for */
+    uint32_t clks_per_bit;       /* UART clocks per bit (0: byte port)      */
+    double   seconds;            /* cycles / clock_hz                       */
+} spu_sim_time_t;
+int  spu_sim_time(spu_device *dev, spu_sim_time_t *t);
 /* Copy len bytes into / out of the scratchpad. SPU_ERANGE if outside. */
 int  spu_write(spu_device *dev, uint32_t addr, const void *data, size_t len);
 int  spu_read(spu_device *dev, uint32_t addr, void *data, size_t len);

@@ -51,6 +51,7 @@ typedef struct spu_backend_ops {
     int  (*stats)(void *impl, spu_link_stats_t *st);
     const char *const *keys;   /* every URI key open() understands, NULL-terminated;
                                   spu_open refuses any other key by name */
+    int  (*sim_time)(void *impl, spu_sim_time_t *t); /* NULL: not a simulator */
 } spu_backend_ops;
 
 /* Backends linked into libspu (each in its own file). */

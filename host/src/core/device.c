@@ -254,6 +254,15 @@ int spu_info(spu_device *dev, spu_info_t *info)
     return 0;
 }
 
+int spu_sim_time(spu_device *dev, spu_sim_time_t *t)
+{
+    if (!dev || !t)
+        return SPU_EINVAL;
+    if (!dev->ops->sim_time)
+        return SPU_ENOTSUP;
+    return dev->ops->sim_time(dev->impl, t);
+}
+
 static int check_range(const spu_device *dev, uint32_t addr, size_t len)
 {
     if (addr > dev->info.spad_bytes || len > dev->info.spad_bytes - addr)

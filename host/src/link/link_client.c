@@ -28,7 +28,7 @@ enum {
 };
 _Static_assert(LINK_MAX_PAYLOAD == SPU_LINK_MAX_PAYLOAD, "link_client.h disagrees with spu_link.def");
 
-#define INFO_WIRE_BYTES 48
+#define INFO_WIRE_BYTES 52   /* 48 before link_baud: still accepted */
 #define STATUS_WIRE_BYTES 14
 
 /* WRITE/READ frames shrink to this many data bytes on a noisy link. */
@@ -329,7 +329,10 @@ int spu_link_ping(spu_link *l)
 int spu_link_info(spu_link *l, spu_info_t *info)
 {
     uint8_t b[INFO_WIRE_BYTES];
-    int rc = expect(l, CMD_INFO, NULL, 0, b, sizeof b);
+    size_t got = 0;
+    int rc = spu_link_transact(l, CMD_INFO, NULL, 0, b, sizeof b, &got);
+    if (rc == 0 && got != INFO_WIRE_BYTES && got != 48)
+        rc = SPU_EPROTO;
     if (rc)
         return rc;
     memset(info, 0, sizeof *info);
@@ -345,6 +348,7 @@ int spu_link_info(spu_link *l, spu_info_t *info)
     info->clock_hz = get32(b + 36);
     info->loop_depth = get32(b + 40);
     info->drain_lanes = get32(b + 44);
+    info->link_baud = got >= 52 ? get32(b + 48) : 0;
     /* sanity: a reply that passed its CRC but describes an impossible device */
     if (!info->rows || !info->cols || info->rows > 64 || info->cols > 64 ||
         info->word_bytes != (info->rows > info->cols ? info->rows : info->cols) ||
