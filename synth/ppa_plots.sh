@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+echo "ppa_plots: placeholder"
