@@ -9,6 +9,10 @@
 //     beyond K cycles, so this covers every cycle.
 //   spu_acc_fx (a loop): temporal induction from the all-zero state with the
 //     two accumulators' registers and the input stage proven equal too.
+// Reference proofs (miters spu_eqref_*): the combinational unit against a
+// second, plainly written model of its arithmetic (tests/formal/spu_ref_*.v,
+// written from docs/numerics.md, not from the unit): spu_fx2f32 (SAT, all
+// inputs) and spu_acc_fx (induction over all input sequences).
 // Two sets: kQuick runs in `make test`; kFull (every format and depth) runs
 // when SPU_FORMAL_ALL=1 (`make test-formal`) and is SKIPPED otherwise.
 // Negative tests: a wrong latency must make the proof fail (so a proof
@@ -47,8 +51,9 @@ std::string proof_name(const Proof &p, int lat)
 // Runs one proof with latency LAT; returns yosys's exit status (0: proven).
 int prove(const Proof &p, int lat)
 {
-    const std::string top = std::string("spu_eq_") + p.miter;
-    std::string chp = "chparam -set STAGES " + std::to_string(p.stages) + " " + top +
+    const bool ref = std::string(p.miter).rfind("ref_", 0) == 0;
+    const std::string top = ref ? std::string("spu_eqref_") + (p.miter + 4) : std::string("spu_eq_") + p.miter;
+    std::string chp = ref ? "" : "chparam -set STAGES " + std::to_string(p.stages) + " " + top +
                       "; chparam -set LAT " + std::to_string(lat) + " " + top + "; ";
     std::string ps = p.params;
     size_t i = 0;
@@ -62,7 +67,14 @@ int prove(const Proof &p, int lat)
         i = j + 1;
     }
     std::string sat;
-    if (std::string(p.miter) == "acc_fx") {
+    if (std::string(p.miter) == "ref_acc_fx") {
+        sat = "sat -tempinduct -set-init-zero -seq 1 -maxsteps 4 -prove bad_o 0"
+              " -prove u_unit.acc_q u_ref.sum_q -prove u_unit.nan_q u_ref.nan_seen_q"
+              " -prove u_unit.pinf_q u_ref.pinf_seen_q -prove u_unit.ninf_q u_ref.ninf_seen_q"
+              " -prove u_unit.ovf_q u_ref.wrapped_q -verify";
+    } else if (ref) {
+        sat = "sat -prove bad_o 0 -verify";
+    } else if (std::string(p.miter) == "acc_fx") {
         sat = "sat -tempinduct -set-init-zero -seq 1 -maxsteps 4 -prove bad_o 0";
         for (const char *r : {"acc_q", "nan_q", "pinf_q", "ninf_q", "ovf_q", "s_q"})
             sat += std::string(" -prove u_gate.") + r + " u_gold." + r;
@@ -73,9 +85,10 @@ int prove(const Proof &p, int lat)
     }
     std::string files;
     for (const char *f : {"spu_pipe_stage", "spu_mul_int8_pipe", "spu_mul_fp_pipe", "spu_cvt_f32_pipe",
-                          "spu_fx2f32_pipe", "spu_mx_dot_pipe", "spu_acc_fx"})
+                          "spu_fx2f32_pipe", "spu_mx_dot_pipe", "spu_acc_fx", "spu_fx2f32"})
         files += std::string(" hw/rtl/numerics/") + f + ".v";
-    files += " tests/formal/spu_eq_delay.v tests/formal/" + top + ".v";
+    files += " tests/formal/spu_eq_delay.v tests/formal/spu_ref_fx2f32.v tests/formal/spu_ref_acc_fx.v";
+    files += " tests/formal/" + top + ".v";
     std::string log = kOut + "/" + proof_name(p, lat) + ".log";
     std::string cmd = "mkdir -p " + kOut + " && cd " + kSrc + " && timeout 1200 yosys -l " + log +
                       " -q -p 'read_verilog" + files + "; " + chp + "hierarchy -top " + top +
@@ -94,7 +107,7 @@ const std::vector<Proof> kQuick = {
     {"cvt_f32", 3, ""},
     {"fx2f32", 1, ""},
     {"acc_fx", 1, ""},
-    {"mx_dot", 3, "N=2 A_EXP=2 A_MAN=1 A_SPEC=0 B_EXP=2 B_MAN=1 B_SPEC=0"},
+    {"ref_acc_fx", 0, ""},
 };
 
 const std::vector<Proof> kFull = {
@@ -118,11 +131,10 @@ const std::vector<Proof> kFull = {
     {"fx2f32", 4, ""},
     {"fx2f32", 4, "W=64 EW=10"},
     {"acc_fx", 1, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80"},
-    {"mx_dot", 1, "N=2"},
-    {"mx_dot", 2, "N=2"},
-    {"mx_dot", 3, "N=2"},
-    {"mx_dot", 7, "N=2"},
-    {"mx_dot", 5, "N=2 INT8=1"},
+    {"mx_dot", 3, "N=2 A_EXP=2 A_MAN=1 A_SPEC=0 B_EXP=2 B_MAN=1 B_SPEC=0"},
+    {"mx_dot", 7, "N=2 A_EXP=2 A_MAN=1 A_SPEC=0 B_EXP=2 B_MAN=1 B_SPEC=0"},
+    {"ref_acc_fx", 0, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80"},
+    {"ref_fx2f32", 0, "W=48 EW=10"},
 };
 
 class Formal : public ::testing::Test {
@@ -147,6 +159,22 @@ TEST_F(Formal, WrongLatencyIsRefuted)
     EXPECT_NE(prove({"mul_fp", 2, ""}, 1), 0);
     EXPECT_NE(prove({"cvt_f32", 3, ""}, 2), 0);
     EXPECT_NE(prove({"acc_fx", 1, ""}, 2), 0);
+}
+
+// A wrong reference is caught too: fx2f32 against a reference whose ties go
+// away from zero (a W=28, EW=9 instance, where ties and subnormals exist).
+TEST_F(Formal, WrongReferenceIsRefuted)
+{
+    ASSERT_EQ(run("mkdir -p " + kOut + " && sed 's/(rem == half \\&\\& q\\[0\\])/(rem == half)/' " + kSrc +
+                  "/tests/formal/spu_ref_fx2f32.v > " + kOut + "/spu_ref_fx2f32_bad.v"),
+              0);
+    std::string cmd = "cd " + kSrc + " && timeout 1200 yosys -q -l " + kOut + "/ref_bad.log -p 'read_verilog "
+                      "hw/rtl/numerics/spu_pipe_stage.v hw/rtl/numerics/spu_fx2f32_pipe.v hw/rtl/numerics/spu_fx2f32.v " +
+                      kOut + "/spu_ref_fx2f32_bad.v tests/formal/spu_eqref_fx2f32.v; chparam -set W 28 -set EW 9 "
+                      "spu_eqref_fx2f32; hierarchy -top spu_eqref_fx2f32; proc; flatten; opt; sat -prove bad_o 0 -verify'"
+                      " > /dev/null 2>&1";
+    EXPECT_EQ(run("grep -c 'rem == half)' " + kOut + "/spu_ref_fx2f32_bad.v > /dev/null"), 0) << "mutation not applied";
+    EXPECT_NE(run(cmd), 0);
 }
 
 TEST_F(Formal, FullSetEveryFormatAndDepth)
