@@ -125,10 +125,10 @@ $(BUILD)/sim/$(1)/Vboard__ALL.a: $(HW_RTL_SRCS) $(wildcard hw/rtl/board/*.v) $(B
 	  --top-module spu_board_spu --prefix Vboard $(call SIMB_GEOM,$(1)) --Mdir $(BUILD)/sim/$(1) \
 	  hw/rtl/board/spu_board_spu.v
 	$(MAKE) -j1 -C $(BUILD)/sim/$(1) -f Vboard.mk $(SIM_OPT) Vboard__ALL.a $(VL_RUNTIME_NT)
-$(BUILD)/obj/hw/sim/$(1)/spu_sim.o: hw/sim/spu_sim.cpp $(BUILD)/sim/$(1)/Vboard__ALL.a
+$(BUILD)/obj/hw/sim/$(1)/%.o: hw/sim/%.cpp $(BUILD)/sim/$(1)/Vboard__ALL.a
 	@mkdir -p $$(dir $$@)
 	$(CXX) $(VL_CXXFLAGS_NT) -I$(BUILD)/sim/$(1) -Ihw/sim $(call SIMB_DEFS,$(1)) -MMD -MP -c -o $$@ $$<
-$(BUILD)/bin/spu-sim-$(1): $(BUILD)/obj/hw/sim/$(1)/spu_sim.o $(BUILD)/sim/$(1)/Vboard__ALL.a
+$(BUILD)/bin/spu-sim-$(1): $(patsubst hw/sim/%.cpp,$(BUILD)/obj/hw/sim/$(1)/%.o,$(wildcard hw/sim/*.cpp)) $(BUILD)/sim/$(1)/Vboard__ALL.a
 	@mkdir -p $$(dir $$@)
 	$(CXX) -o $$@ $$^ $(addprefix $(BUILD)/sim/$(1)/,$(VL_RUNTIME_NT)) -latomic -pthread
 all: $(BUILD)/bin/spu-sim-$(1)

@@ -41,7 +41,7 @@ int cli_fail(const char *cmd, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     /* libspu's one line on why (e.g. a USB device that could not be opened) */
-    if (*spu_error_detail())
+    if (*spu_error_detail() && !strstr(msg, spu_error_detail()))
         fprintf(stderr, "spu %s: %s (%s)\n", cmd, msg, spu_error_detail());
     else
         fprintf(stderr, "spu %s: %s\n", cmd, msg);

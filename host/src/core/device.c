@@ -194,14 +194,9 @@ int spu_open_ex(spu_device **dev, const char *uri, char *msg, size_t cap)
         return rc;
     const spu_backend_ops *ops = find_backend(u.scheme);
     if (!ops) {
-        /* Known schemes this build cannot reach. */
-        static const char *known[] = { "ftdi", "usb" };
-        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-            if (!strcmp(known[i], u.scheme))
-                return spu_uri_fail(&u, SPU_ENOTSUP, "%s:// is not built into this libspu",
-                                    u.scheme);
         return spu_uri_fail(&u, SPU_EINVAL,
-                            "unknown device scheme '%s' (model, sim, serial:PATH)", u.scheme);
+                            "unknown device scheme '%s' (model, sim, serial:PATH, ftdi://VID:PID, usb://VID:PID)",
+                            u.scheme);
     }
     rc = check_keys(&u, ops);
     if (rc)
@@ -219,6 +214,10 @@ int spu_open_ex(spu_device **dev, const char *uri, char *msg, size_t cap)
         if (d->impl)
             ops->close(d->impl);
         free(d);
+        /* backends that explain through spu_error_detail() (ftdi, usb) */
+        const char *why = spu_error_detail();
+        if (msg && cap && !msg[0] && why && why[0])
+            snprintf(msg, cap, "%s", why);
         return rc;
     }
     *dev = d;
