@@ -21,5 +21,5 @@ weights: deps
 
 run-infer: deps all
 	@for mi in $(RUN_INFER_IMAGES); do \
-	  $(BUILD)/bin/spu infer --model $${mi%%:*} --device $(RUN_DEVICE) --images $${mi##*:} || exit 1; \
+	  $(BUILD)/bin/spu infer --model $${mi%%:*} --device $(RUN_DEVICE) --images $${mi##*:} --brief || exit 1; \
 	done

@@ -19,7 +19,7 @@
 static const char usage[] =
     "usage: spu infer --model fmnist-mlp|fmnist-cnn|fmnist-vit|GRAPH.json\n"
     "                 [--device URI] [--format int8] [--images N] [--offset I]\n"
-    "                 [--data DIR] [--json] [--layers]\n"
+    "                 [--data DIR] [--json | --brief] [--layers]\n"
     "\n"
     "Runs the network on N Fashion-MNIST test images (from image I): every GEMM\n"
     "(dense, conv2d, patch embedding, attention's QK^T and P.V) as an int8 GEMM on\n"
@@ -38,6 +38,8 @@ static const char usage[] =
     "  --json         one JSON object: model device format images accuracy\n"
     "                 fp32_accuracy fp32_agreement cycles_per_image\n"
     "                 link_bytes_per_image bitexact host_ops [layers] ...\n"
+    "  --brief        one line: model format device images accuracy fp32 cycles\n"
+    "                 link bytes bitexact (make run-infer's table)\n"
     "  --layers       per-node cycles, MACs and link bytes per image\n";
 
 /* Formats the issue names; only int8 runs in this build. */
@@ -93,11 +95,12 @@ int spu_cmd_infer(int argc, char **argv)
         { "format", required_argument, 0, 'f' }, { "images", required_argument, 0, 'n' },
         { "offset", required_argument, 0, 'o' }, { "data", required_argument, 0, 'D' },
         { "json", no_argument, 0, 'j' },         { "layers", no_argument, 0, 'l' },
+        { "brief", no_argument, 0, 'b' },
         { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 },
     };
     const char *model = NULL, *device = cli_default_device(), *format = "int8", *data = NULL;
     uint64_t nimg = 0, offset = 0;
-    int have_n = 0, json = 0, layers = 0, c;
+    int have_n = 0, json = 0, layers = 0, brief = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -107,6 +110,7 @@ int spu_cmd_infer(int argc, char **argv)
         case 'D': data = optarg; break;
         case 'j': json = 1; break;
         case 'l': layers = 1; break;
+        case 'b': brief = 1; break;
         case 'n':
             if (cli_parse_u64(optarg, &nimg) || nimg == 0 || nimg > 1000000)
                 return cli_usage_error("infer", "--images needs an integer >= 1, got '%s'", optarg);
@@ -228,7 +232,12 @@ int spu_cmd_infer(int argc, char **argv)
     }
     spu_net_host_ops(net, host, nhost);
     const double acc = (double)correct / N, fpacc = (double)fp_correct / N, agr = (double)agree / N;
-    if (json) {
+    if (brief && !json) {
+        printf("%-11s %-5s %-6s %6zu images  accuracy %.4f  fp32 %.4f  cycles/image %9.0f  "
+               "link bytes/image %8.0f  bitexact %s\n",
+               spu_net_name(net), format, device, N, acc, fpacc, (double)st.cycles / N,
+               (double)st.link_bytes / N, bitexact < 0 ? "n/a" : bitexact ? "yes" : "NO");
+    } else if (json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "model", spu_net_name(net));
         cJSON_AddStringToObject(o, "graph", gpath);

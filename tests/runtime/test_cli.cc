@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <sys/wait.h>
@@ -68,6 +69,15 @@ TEST(InferCli, SimIsBitExactWithModel)
     EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(j, "cycle_exact"))) << o.text;
     EXPECT_GT(cJSON_GetObjectItem(j, "link_bytes_per_image")->valuedouble, 0);
     cJSON_Delete(j);
+}
+
+TEST(InferCli, BriefIsOneLine)
+{
+    Out o = run("--model fmnist-cnn --device model --images 20 --brief");
+    ASSERT_EQ(o.code, 0) << o.text;
+    EXPECT_EQ(std::count(o.text.begin(), o.text.end(), '\n'), 1) << o.text;
+    EXPECT_EQ(o.text.rfind("fmnist-cnn  int8  model      20 images  accuracy ", 0), 0u) << o.text;
+    EXPECT_NE(o.text.find("bitexact n/a"), std::string::npos) << o.text;
 }
 
 TEST(InferCli, Errors)
