@@ -14,6 +14,7 @@ GEN_HEADERS   := $(BUILD)/gen/spu_isa.vh $(BUILD)/gen/spu_firmware.h
 
 # Extra link libraries libspu needs (fragments may append, e.g. -lftdi1).
 LIBSPU_LIBS   += -lm -lutil -lpthread -lcjson
+LIBSPU_LIBS   += -lz   # host/src/runtime: the idx (.gz) reader
 # USB transports (host/src/link/backend_ftdi.c, backend_usb.c): always built.
 LIBSPU_LIBS   += $(shell pkg-config --libs libftdi1 libusb-1.0 2>/dev/null || echo -lftdi1 -lusb-1.0)
 INCLUDES      += $(shell pkg-config --cflags-only-I libftdi1 libusb-1.0 2>/dev/null || echo -I/usr/include/libftdi1 -I/usr/include/libusb-1.0)

@@ -46,7 +46,7 @@ prog:
 PPA_TABLE     := synth/ppa_table.tsv
 PPA_TABLED    := $(shell awk '!/^\#/ && NF >= 4 { print $$1 "." $$3 }' $(PPA_TABLE))
 PPA_TABLE_TOPS := $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$4 }' $(PPA_TABLE))
-PPA_UNLISTED  := $(filter-out $(PPA_TABLE_TOPS),$(basename $(notdir $(wildcard hw/rtl/numerics/*.v))))
+PPA_UNLISTED  := $(filter-out $(PPA_TABLE_TOPS) spu_pipe_stage,$(basename $(notdir $(wildcard hw/rtl/numerics/*.v))))
 PPA_IDS       := $(sort $(PPA_TABLED) $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
 PPA_DIR       := $(BUILD)/ppa
 
@@ -60,8 +60,9 @@ $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	  msg=$$(grep -m1 FAIL $(@D)/flow.log || tail -n1 $(@D)/flow.log); \
 	  echo "[ppa] FAIL  $*: $$msg"; touch $(@D)/FAILED; \
 	  kind=$$(awk -v n=$(basename $*) '!/^#/ && $$1 == n { print $$2; exit }' $(PPA_TABLE)); \
+	  st=$$(awk -v n=$(basename $*) '!/^#/ && $$1 == n && $$2 == "unit" { s = 0; for (i = 5; i <= NF; i++) if ($$i ~ /^STAGES=/) s = substr($$i, 8); print s; exit }' $(PPA_TABLE)); \
 	  $(SPU_PPA_BIN) entry --name $(basename $*) --kind $${kind:-unit} --device $(subst .,,$(suffix $*)) \
-	    --status "$$msg" -o $(@D)/entry.json; \
+	    $${st:+--stages $$st --latency $$st} --status "$$msg" -o $(@D)/entry.json; \
 	fi
 	@touch $@
 
@@ -77,3 +78,26 @@ THRESHOLD ?=
 ppa-diff: $(SPU_PPA_BIN)
 	@test -n "$(OLD)" || { echo "ppa-diff: OLD=path/to/report.json"; exit 1; }
 	$(SPU_PPA_BIN) diff $(OLD) $(NEW) $(if $(THRESHOLD),--threshold $(THRESHOLD))
+
+# --- numerics PPA study (issue 15) --------------------------------------------
+#   make ppa-numerics [-j2]  every unit row of synth/ppa_table.tsv (the depth
+#                            sweep) -> build/ppa/numerics/report.{json,csv,md}
+#                            and the charts build/ppa/numerics/*.{png,svg}
+#   make ppa-docs            the same, then the generated table and charts
+#                            into docs/numerics-rtl.md and docs/img/ppa/
+# The rows are the job list (one line per unit, params, device, depth); the
+# per-row rule above is what a sweep runner would call for each.
+PPA_UNIT_IDS := $(sort $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$1 "." $$3 }' $(PPA_TABLE)) \
+                       $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
+PPA_NUM_DIR  := $(PPA_DIR)/numerics
+.PHONY: ppa-numerics ppa-docs
+ppa-numerics: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_UNIT_IDS)))
+	@mkdir -p $(PPA_NUM_DIR)
+	@$(SPU_PPA_BIN) report $(PPA_NUM_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_UNIT_IDS))))
+	@$(SPU_PPA_BIN) validate $(PPA_NUM_DIR)/report.json
+	@synth/ppa_plots.sh $(PPA_NUM_DIR)/report.csv $(PPA_NUM_DIR)
+	@failed="$(notdir $(patsubst %/,%,$(dir $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /FAILED,$(PPA_UNIT_IDS)))))))"; \
+	if [ -n "$$failed" ]; then echo "ppa-numerics: failed entries (kept in the report with their status): $$failed"; fi
+
+ppa-docs: ppa-numerics
+	@synth/ppa_docs.sh $(PPA_NUM_DIR) docs/numerics-rtl.md docs/img/ppa

@@ -187,8 +187,14 @@ unit)
     "$SPU_PPA" budget "$out/stat.json" "$dev"
     pnr "$dev" "$out" 100
     generic_pass "$top" "$out" "$read_unit"
+    # numerics units: STAGES=K pipeline registers (0 = combinational, the
+    # default), latency K clocks (spu_acc_fx: its own register + K)
+    st=0
+    for kv in "$@"; do case $kv in STAGES=?*) st=${kv#STAGES=} ;; esac; done
+    lat=$st; [ "$top" = spu_acc_fx ] && lat=$((st + 1))
+    stages_args=(--stages "$st" --latency "$lat")
     "$SPU_PPA" entry --name "$name" --kind unit --device "$dev" --top "$top" --io-bits "$io_bits" \
-        --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
+        "${stages_args[@]}" --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
         --generic "$out/generic_stat.json" --netlist "$out/generic.json" -o "$out/entry.json"
     ;;
 board)

@@ -18,10 +18,12 @@
  *       becomes a soft (LUT) multiplier ($__soft_mul, which synth_ice40 -dsp
  *       leaves to the LUT mapper). Yosys 0.23 itself maps every multiplier.
  *   spu-ppa entry --name N --kind unit|spu --device D --top T [--target-mhz F]
- *                 [--io-bits B] --stat S --nextpnr R --icetime I
+ *                 [--io-bits B] [--stages K --latency L] --stat S --nextpnr R --icetime I
  *                 --generic G --netlist L -o ENTRY.json
  *       one report entry from one run of the flow; with --status MESSAGE
- *       (a failed run) the figures that are missing are null.
+ *       (a failed run) the figures that are missing are null. With --stages
+ *       (a pipelined unit) the entry also has latency_cycles and
+ *       results_per_s_per_lc (one result per clock: fmax_mhz * 1e6 / lcs).
  *   spu-ppa check ENTRY.json
  *       fail with a plain message when utilization exceeds the device or
  *       fmax_mhz (the lower of nextpnr and icetime) is below target_mhz.
@@ -90,6 +92,10 @@ static const ppa_field k_fields[] = {
     {"transistors", F_INT, 1, -1},
     {"logic_depth", F_INT, 1, -1},
     {"status", F_STR, 1, 0}, /* "ok" or why the run failed */
+    /* pipelined numerics units (issue 15): null for entries without them */
+    {"stages", F_INT, 1, 0},               /* pipeline registers (STAGES) */
+    {"latency_cycles", F_INT, 1, -1},      /* inputs -> result, in clocks */
+    {"results_per_s_per_lc", F_NUM, 1, +1} /* fmax_mhz * 1e6 / lcs */
 };
 #define N_FIELDS (sizeof k_fields / sizeof k_fields[0])
 
@@ -700,7 +706,7 @@ static int cmd_entry(int argc, char **argv)
     const char *stat_p = NULL, *pnr_p = NULL, *it_p = NULL, *gen_p = NULL, *net_p = NULL;
     const char *status = "ok";
     double target = 0;
-    long io_bits = -1;
+    long io_bits = -1, stages = -1, latency = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -713,6 +719,8 @@ static int cmd_entry(int argc, char **argv)
         else if (!strcmp(a, "--top")) top = v;
         else if (!strcmp(a, "--target-mhz")) target = atof(v);
         else if (!strcmp(a, "--io-bits")) io_bits = atol(v);
+        else if (!strcmp(a, "--stages")) stages = atol(v);
+        else if (!strcmp(a, "--latency")) latency = atol(v);
         else if (!strcmp(a, "--stat")) stat_p = v;
         else if (!strcmp(a, "--nextpnr")) pnr_p = v;
         else if (!strcmp(a, "--icetime")) it_p = v;
@@ -844,6 +852,16 @@ static int cmd_entry(int argc, char **argv)
     }
     set_num_or_null(e, "logic_depth", have_depth, (double)depth);
 
+    /* pipelined units: depth, latency, throughput per area */
+    {
+        double lcs_v = 0;
+        int have_rate = stages >= 0 && (have_np || have_it) &&
+                        json_number(cJSON_GetObjectItemCaseSensitive(e, "lcs"), &lcs_v) && lcs_v > 0;
+        set_num_or_null(e, "stages", stages >= 0, (double)stages);
+        set_num_or_null(e, "latency_cycles", stages >= 0 && latency >= 0, (double)latency);
+        set_num_or_null(e, "results_per_s_per_lc", have_rate, have_rate ? round2(f * 1e6 / lcs_v) : 0);
+    }
+
     /* extras beyond the fixed columns */
     if (target > 0)
         cJSON_AddNumberToObject(e, "target_mhz", target);
@@ -934,7 +952,9 @@ static int validate_entry(const cJSON *e, int idx, char *why, size_t n)
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, f->key);
         int ok;
         if (!v)
-            ok = !strcmp(f->key, "status"); /* entries older than the column: ok */
+            /* entries older than the column: ok */
+            ok = !strcmp(f->key, "status") || !strcmp(f->key, "stages") ||
+                 !strcmp(f->key, "latency_cycles") || !strcmp(f->key, "results_per_s_per_lc");
         else if (cJSON_IsNull(v))
             ok = f->nullable;
         else if (f->type == F_STR)

@@ -23,7 +23,34 @@ int cli_parse_u64(const char *s, uint64_t *out);
 int cli_parse_i64(const char *s, int64_t *out);
 /* Default device URI: $SPU_DEVICE if set, else "model". */
 const char *cli_default_device(void);
-/* Read a whole file ("-" = stdin) into a malloc'ed buffer (NUL-appended). */
+/* Open a device; on failure print "spu <cmd>: cannot open device 'URI': why"
+ * (the reason spu_open_ex gives, else spu_strerror) and return 1. */
+struct spu_device;
+int cli_open_device(const char *cmd, const char *uri, struct spu_device **dev);
+/* Link retries since open (0 for the model), for --json "retries". */
+double cli_link_retries(struct spu_device *dev);
+/* Read a whole file ("-" = stdin) into a malloc'ed buffer (NUL-appended):
+ * a regular file or a pipe of at most CLI_READ_MAX bytes. 0, or -1 (errno),
+ * -2 (not a regular file or pipe, e.g. /dev/zero), -3 (too large). */
+#define CLI_READ_MAX ((uint64_t)1 << 32)
 int cli_read_file(const char *path, char **data, size_t *len);
+/* Print why cli_read_file failed; returns 1. */
+int cli_read_fail(const char *cmd, const char *path, int rc);
+/* One output file: up to two pieces of bytes (e.g. a .npy header and data). */
+typedef struct cli_output {
+    const char *path;
+    const void *p[2];
+    size_t n[2];
+} cli_output;
+/* Write n outputs the careful way (spu/outfile.h): all are written first and
+ * committed only when every one is ready, so a failure changes none of the
+ * targets. 0, or 1 after printing the reason. */
+int cli_write_outputs(const char *cmd, int n, const cli_output *outs);
+/* Refuse an output path spu_outfile_open would refuse, before any work:
+ * 0, or 1 after printing the reason. NULL is fine. */
+int cli_check_output(const char *cmd, const char *path);
+/* A .npy output of tensor t (hdr: room for the header). 0 or -1. */
+struct spu_tensor;
+int cli_npy_output(cli_output *o, const char *path, const struct spu_tensor *t, char *hdr, size_t cap);
 
 #endif

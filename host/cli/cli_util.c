@@ -3,6 +3,12 @@
  */
 #include "cli.h"
 #include "spu/spu.h"
+#include "spu/npy.h"
+#include "spu/outfile.h"
+#include "spu/spu.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,11 +41,19 @@ int cli_fail(const char *cmd, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     /* libspu's one line on why (e.g. a USB device that could not be opened) */
-    if (*spu_error_detail())
+    if (*spu_error_detail() && !strstr(msg, spu_error_detail()))
         fprintf(stderr, "spu %s: %s (%s)\n", cmd, msg, spu_error_detail());
     else
         fprintf(stderr, "spu %s: %s\n", cmd, msg);
     return 1;
+}
+
+/* Decimal, or hexadecimal after 0x; a leading zero is decimal (010 is ten). */
+static int number_base(const char *s)
+{
+    if (*s == '-' || *s == '+')
+        s++;
+    return (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
 }
 
 int cli_parse_u64(const char *s, uint64_t *out)
@@ -48,7 +62,7 @@ int cli_parse_u64(const char *s, uint64_t *out)
         return -1;
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, number_base(s));
     if (errno || *end)
         return -1;
     *out = v;
@@ -61,7 +75,7 @@ int cli_parse_i64(const char *s, int64_t *out)
         return -1;
     char *end;
     errno = 0;
-    long long v = strtoll(s, &end, 0);
+    long long v = strtoll(s, &end, number_base(s));
     if (errno || *end)
         return -1;
     *out = v;
@@ -79,13 +93,33 @@ int cli_read_file(const char *path, char **data, size_t *len)
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f)
         return -1;
-    size_t cap = 4096, n = 0;
+    /* a regular file or a pipe (stdin too), bounded: never /dev/zero */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode) ||
+                                        S_ISSOCK(sb.st_mode) || isatty(fileno(f)))) {
+        if (f != stdin)
+            fclose(f);
+        errno = EINVAL;
+        return -2;
+    }
+    if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > CLI_READ_MAX) {
+        if (f != stdin)
+            fclose(f);
+        errno = EFBIG;
+        return -3;
+    }
+    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 4096, n = 0;
     char *buf = malloc(cap + 1);
+    int big = 0;
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (n < cap)
             break;
+        if (cap >= CLI_READ_MAX) {
+            big = 1;
+            break;
+        }
         cap *= 2;
         char *nb = realloc(buf, cap + 1);
         if (!nb) { free(buf); buf = NULL; }
@@ -94,12 +128,82 @@ int cli_read_file(const char *path, char **data, size_t *len)
     int err = ferror(f);
     if (f != stdin)
         fclose(f);
-    if (!buf || err) {
+    if (!buf || err || big) {
         free(buf);
-        return -1;
+        errno = big ? EFBIG : err ? EIO : ENOMEM;
+        return big ? -3 : -1;
     }
     buf[n] = 0;
     *data = buf;
     *len = n;
+    return 0;
+}
+
+int cli_read_fail(const char *cmd, const char *path, int rc)
+{
+    if (rc == -2)
+        return cli_fail(cmd, "cannot read '%s': not a regular file or a pipe", path);
+    if (rc == -3)
+        return cli_fail(cmd, "cannot read '%s': larger than %llu bytes", path,
+                        (unsigned long long)CLI_READ_MAX);
+    return cli_fail(cmd, "cannot read '%s': %s", path, strerror(errno));
+}
+
+int cli_write_outputs(const char *cmd, int n, const cli_output *outs)
+{
+    spu_outfile *o[8] = { 0 };
+    char err[512];
+    int i, rc = 0;
+    if (n > 8)
+        return cli_fail(cmd, "too many outputs");
+    for (i = 0; i < n && !rc; i++) {
+        if (spu_outfile_open(&o[i], outs[i].path, err, sizeof err)) {
+            rc = cli_fail(cmd, "cannot write %s", err);
+            break;
+        }
+        for (int k = 0; k < 2 && !rc; k++)
+            if (outs[i].n[k] && spu_outfile_write(o[i], outs[i].p[k], outs[i].n[k]))
+                rc = cli_fail(cmd, "cannot write '%s': %s", outs[i].path, strerror(errno));
+    }
+    for (i = 0; i < n; i++) {
+        if (rc)
+            spu_outfile_abort(o[i]);
+        else if (spu_outfile_commit(o[i], err, sizeof err))
+            rc = cli_fail(cmd, "cannot write %s", err);
+    }
+    return rc;
+}
+
+int cli_npy_output(cli_output *o, const char *path, const spu_tensor *t, char *hdr, size_t cap)
+{
+    size_t hl = spu_npy_header(t, hdr, cap);
+    if (!hl)
+        return -1;
+    *o = (cli_output){ path, { hdr, t->data }, { hl, spu_tensor_numel(t) * spu_npy_itemsize(t->dtype) } };
+    return 0;
+}
+
+int cli_open_device(const char *cmd, const char *uri, spu_device **dev)
+{
+    char why[256];
+    int rc = spu_open_ex(dev, uri, why, sizeof why);
+    if (rc == 0)
+        return 0;
+    if (rc == SPU_EISA)   /* not from open today, but say it plainly if it comes */
+        return cli_fail(cmd, "cannot open device '%s': %s", uri, spu_strerror(rc));
+    return cli_fail(cmd, "cannot open device '%s': %s", uri, why[0] ? why : spu_strerror(rc));
+}
+
+double cli_link_retries(spu_device *dev)
+{
+    spu_link_stats_t st;
+    return spu_link_stats(dev, &st) == 0 ? (double)st.retries : 0.0;
+}
+
+int cli_check_output(const char *cmd, const char *path)
+{
+    char err[512];
+    if (path && spu_outfile_check(path, err, sizeof err))
+        return cli_fail(cmd, "cannot write %s", err);
     return 0;
 }

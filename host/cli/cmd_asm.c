@@ -37,40 +37,19 @@ static void usage(FILE *f)
             "and OUT.bin is not written.\n");
 }
 
-/* Write the words to path atomically (temp file + rename). */
+/* Write the words to path the careful way (spu/outfile.h). 0 or 1 (printed). */
 static int write_image(const char *path, const spu_image *img)
 {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp)
-        return -1;
-    snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return -1;
-    }
-    fchmod(fd, 0644);
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    int bad = 0;
-    for (size_t i = 0; i < img->nwords && !bad; i++) {
-        unsigned char b[4] = { (unsigned char)img->words[i], (unsigned char)(img->words[i] >> 8),
-                               (unsigned char)(img->words[i] >> 16), (unsigned char)(img->words[i] >> 24) };
-        bad = fwrite(b, 1, 4, f) != 4;
-    }
-    bad |= fclose(f) != 0;
-    if (!bad && rename(tmp, path) != 0)
-        bad = 1;
-    if (bad)
-        unlink(tmp);
-    free(tmp);
-    return bad ? -1 : 0;
+    unsigned char *b = malloc(img->nwords * 4 + 1);
+    if (!b)
+        return cli_fail("asm", "out of memory");
+    for (size_t i = 0; i < img->nwords; i++)
+        for (int k = 0; k < 4; k++)
+            b[4 * i + k] = (unsigned char)(img->words[i] >> (8 * k));
+    cli_output o = { path, { b, NULL }, { img->nwords * 4, 0 } };
+    int rc = cli_write_outputs("asm", 1, &o);
+    free(b);
+    return rc;
 }
 
 int spu_cmd_asm(int argc, char **argv)
@@ -105,8 +84,9 @@ int spu_cmd_asm(int argc, char **argv)
 
     char *src;
     size_t len;
-    if (cli_read_file(in, &src, &len))
-        return cli_fail(CMD, "cannot read %s: %s", in, strerror(errno));
+    int rrc = cli_read_file(in, &src, &len);
+    if (rrc)
+        return cli_read_fail(CMD, in, rrc);
     if (memchr(src, 0, len)) {
         free(src);
         return cli_fail(CMD, "%s: contains a NUL byte (not a text file?)", in);
@@ -130,9 +110,8 @@ int spu_cmd_asm(int argc, char **argv)
     }
     free(err);
     if (write_image(outp, &img)) {
-        int e = errno;
         spu_image_free(&img);
-        return cli_fail(CMD, "cannot write %s: %s", outp, strerror(e));
+        return 1;
     }
     if (json) {
         cJSON *o = cJSON_CreateObject();

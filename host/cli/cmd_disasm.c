@@ -56,8 +56,9 @@ int spu_cmd_disasm(int argc, char **argv)
         return cli_usage_error(CMD, "no input file");
     char *data;
     size_t len;
-    if (cli_read_file(in, &data, &len))
-        return cli_fail(CMD, "cannot read %s: %s", in, strerror(errno));
+    int rrc = cli_read_file(in, &data, &len);
+    if (rrc)
+        return cli_read_fail(CMD, in, rrc);
     if (len % 4) {
         free(data);
         return cli_fail(CMD, "%s: size %zu bytes is not a multiple of 4 (not a microcode binary?)",

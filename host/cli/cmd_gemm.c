@@ -28,7 +28,13 @@ static const char usage[] =
     "  --seed S       random operands from seed S (default 1)\n"
     "  --out FILE     write C as an int32 .npy\n"
     "  --json         one JSON object: device m n k dtype bitexact cycles\n"
-    "                 model_cycles macs utilization link_bytes wall_s pieces ...\n";
+    "                 model_cycles macs utilization link_bytes wall_s pieces ...\n"
+    "                 retries (link frames sent again after faults)\n"
+    "                 (simulators also sim_cycles sim_s clock_hz: the simulated\n"
+    "                 board's time for the call, link included; docs/sim.md)\n";
+
+/* Host memory a GEMM may take (A + B + C + reference C), checked before allocating. */
+#define GEMM_HOST_MAX ((uint64_t)4 << 30)
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -65,7 +71,7 @@ int spu_cmd_gemm(int argc, char **argv)
     };
     const char *device = cli_default_device(), *apath = NULL, *bpath = NULL, *out = NULL;
     uint64_t dims[3] = { 0, 0, 0 }, seed = 1;
-    int have[3] = { 0, 0, 0 }, json = 0, c;
+    int have[3] = { 0, 0, 0 }, json = 0, c, have_seed = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -84,6 +90,7 @@ int spu_cmd_gemm(int argc, char **argv)
         case 's':
             if (cli_parse_u64(optarg, &seed))
                 return cli_usage_error("gemm", "--seed needs an unsigned integer, got '%s'", optarg);
+            have_seed = 1;
             break;
         case 'A': apath = optarg; break;
         case 'B': bpath = optarg; break;
@@ -97,6 +104,19 @@ int spu_cmd_gemm(int argc, char **argv)
         return cli_usage_error("gemm", "unexpected argument '%s'", argv[optind]);
     if (!apath != !bpath)
         return cli_usage_error("gemm", "--a and --b go together");
+    if (cli_check_output("gemm", out))
+        return 1;
+    if (apath && have_seed)
+        return cli_usage_error("gemm", "--seed makes random operands; it cannot go with --a/--b");
+    if (!apath && have[0] && have[1] && have[2]) {
+        /* refuse before allocating anything: A, B, C and the reference C */
+        const uint64_t need = dims[0] * dims[2] + dims[2] * dims[1] + 8 * dims[0] * dims[1];
+        if (need > GEMM_HOST_MAX)
+            return cli_usage_error("gemm", "%" PRIu64 "x%" PRIu64 "x%" PRIu64 " needs %.1f GiB of host memory "
+                                   "for A, B and two copies of C; the limit is %.0f GiB",
+                                   dims[0], dims[1], dims[2], need / 1073741824.0,
+                                   GEMM_HOST_MAX / 1073741824.0);
+    }
 
     spu_tensor ta = { 0 }, tb = { 0 };
     int8_t *A = NULL, *B = NULL;
@@ -124,6 +144,11 @@ int spu_cmd_gemm(int argc, char **argv)
             }
             dims[i] = f[i];
         }
+        if (8 * dims[0] * dims[1] > GEMM_HOST_MAX) {
+            cli_fail("gemm", "C of %" PRIu64 "x%" PRIu64 " needs more than %.0f GiB of host memory",
+                     dims[0], dims[1], GEMM_HOST_MAX / 1073741824.0);
+            goto done;
+        }
         A = ta.data;
         B = tb.data;
     } else {
@@ -147,16 +172,18 @@ int spu_cmd_gemm(int argc, char **argv)
         cli_fail("gemm", "out of memory");
         goto cleanup;
     }
-    int rc = spu_open(&dev, device);
-    if (rc) {
-        cli_fail("gemm", "cannot open device '%s': %s", device, spu_strerror(rc));
+    int rc = 0;
+    if (cli_open_device("gemm", device, &dev))
         goto cleanup;
-    }
     spu_info_t info;
     spu_info(dev, &info);
     spu_gemm_opts go = { strcmp(info.device, "model") != 0, 0 };
     spu_gemm_stats s;
+    /* simulators: the simulated board's time for the whole call, link included (docs/sim.md) */
+    spu_sim_time_t st0, st1;
+    const int have_sim = spu_sim_time(dev, &st0) == 0;
     rc = spu_gemm_i8(dev, M, N, K, A, B, C, &go, &s);
+    const int have_simt = have_sim && rc == 0 && spu_sim_time(dev, &st1) == 0;
     if (rc) {
         spu_status_t st;
         if (rc == SPU_ETRAP && spu_status(dev, &st) == 0)
@@ -177,10 +204,10 @@ int spu_cmd_gemm(int argc, char **argv)
     const double util = s.cycles ? (double)s.macs / ((double)s.cycles * info.rows * info.cols) : 0.0;
     if (out) {
         spu_tensor tc = { SPU_NPY_INT32, 2, { M, N }, C };
-        if (spu_npy_save(out, &tc)) {
-            cli_fail("gemm", "cannot write %s", out);
+        cli_output o;
+        char hdr[640];
+        if (cli_npy_output(&o, out, &tc, hdr, sizeof hdr) || cli_write_outputs("gemm", 1, &o))
             goto cleanup;
-        }
     }
     if (json) {
         cJSON *o = cJSON_CreateObject();
@@ -203,6 +230,12 @@ int spu_cmd_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(o, "stall_bank", (double)s.stall_bank);
         cJSON_AddNumberToObject(o, "stall_drain", (double)s.stall_drain);
         cJSON_AddNumberToObject(o, "mismatches", (double)nbad);
+        cJSON_AddNumberToObject(o, "retries", cli_link_retries(dev));
+        if (have_simt) {
+            cJSON_AddNumberToObject(o, "sim_cycles", (double)(st1.cycles - st0.cycles));
+            cJSON_AddNumberToObject(o, "sim_s", st1.seconds - st0.seconds);
+            cJSON_AddNumberToObject(o, "clock_hz", st1.clock_hz);
+        }
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
@@ -217,6 +250,9 @@ int spu_cmd_gemm(int argc, char **argv)
         printf("  %-12s %.4f\n", "utilization", util);
         printf("  %-12s %" PRIu64 "\n", "link bytes", s.link_bytes);
         printf("  %-12s %.4f s\n", "wall", s.wall_s);
+        if (have_simt)
+            printf("  %-12s %" PRIu64 " cycles = %.6f s at %u Hz (simulated board, link included)\n",
+                   "sim time", st1.cycles - st0.cycles, st1.seconds - st0.seconds, st1.clock_hz);
     }
     if (nbad) {
         fprintf(stderr, "spu gemm: %zu of %zu elements differ; first at [%zu][%zu]: device %d, reference %d\n",

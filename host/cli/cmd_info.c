@@ -36,9 +36,8 @@ int spu_cmd_info(int argc, char **argv)
     if (optind < argc)
         return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
     spu_device *dev;
-    int rc = spu_open(&dev, device);
-    if (rc)
-        return cli_fail("info", "cannot open device '%s': %s", device, spu_strerror(rc));
+    if (cli_open_device("info", device, &dev))
+        return 1;
     spu_info_t in;
     spu_info(dev, &in);
     char formats[128] = "";
@@ -67,6 +66,7 @@ int spu_cmd_info(int argc, char **argv)
         cJSON_AddBoolToObject(o, "isa_match", isa_ok);
         cJSON_AddNumberToObject(o, "rtl_version", in.rtl_version);
         cJSON_AddNumberToObject(o, "clock_hz", in.clock_hz);
+        cJSON_AddNumberToObject(o, "link_baud", in.link_baud);
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
@@ -81,6 +81,9 @@ int spu_cmd_info(int argc, char **argv)
         printf("isa hash     0x%08x (%s)\n", in.isa_hash, isa_ok ? "matches host" : "DIFFERS from host");
         if (in.clock_hz)
             printf("clock        %u Hz\n", in.clock_hz);
+        if (in.link_baud)
+            printf("link         UART %u baud (%u clocks per bit)\n", in.link_baud,
+                   in.clock_hz / in.link_baud);
     }
     spu_close(dev);
     return isa_ok ? 0 : 1;

@@ -29,14 +29,16 @@ static const char usage[] =
     "--scales: one E8M0 byte per block, [rows][ceil(cols/block)] (MX only).\n"
     "--json: {\"rmse\", \"max_abs_err\", \"sqnr_db\", ...} on stdout (null = infinite).\n";
 
-static int write_file(const char *path, const void *buf, size_t len)
+static int cleanup_fail(float *x, void *codes, uint8_t *scales, uint8_t *packed, spu_tensor *t,
+                        spu_tensor *y)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    int bad = (len && fwrite(buf, 1, len, f) != len);
-    bad |= fclose(f) != 0;
-    return bad ? -1 : 0;
+    free(x);
+    free(codes);
+    free(scales);
+    free(packed);
+    spu_tensor_free(t);
+    spu_tensor_free(y);
+    return 1;   /* the reason is printed already */
 }
 
 static void add_num(cJSON *o, const char *k, double v)
@@ -107,6 +109,9 @@ int spu_cmd_quantize(int argc, char **argv)
         return cli_usage_error("quantize", "unexpected argument '%s'", argv[optind]);
     if (!fmtname || !in || !out)
         return cli_usage_error("quantize", "--format, --in and --out are required");
+    if (cli_check_output("quantize", out) || cli_check_output("quantize", codes_path) ||
+        cli_check_output("quantize", scales_path))
+        return 1;
     int mx = spu_mx_from_name(fmtname), ef = -1;
     if (mx < 0) {
         ef = spu_fmt_from_name(fmtname);
@@ -158,16 +163,22 @@ int spu_cmd_quantize(int argc, char **argv)
                 rc = spu_convert_to_f32(elem, codes, q, n);
         }
     }
-    if (!rc && spu_npy_save(out, &y))
-        rc = SPU_EIO, snprintf(err, sizeof err, "cannot write '%s'", out);
-    if (!rc && codes_path) {
-        size_t pb = spu_pack_codes(elem, codes, n, packed);
-        if (write_file(codes_path, packed, pb))
-            rc = SPU_EIO, snprintf(err, sizeof err, "cannot write '%s'", codes_path);
+    if (!rc) {
+        /* every output is built in memory first and committed together: a
+         * failure on --codes must not leave --out replaced */
+        cli_output outs[3];
+        char hdr[640];
+        int nout = 0;
+        if (cli_npy_output(&outs[nout++], out, &y, hdr, sizeof hdr))
+            rc = SPU_EINVAL, snprintf(err, sizeof err, "cannot encode '%s'", out);
+        if (!rc && codes_path)
+            outs[nout++] = (cli_output){ codes_path, { packed, NULL },
+                                         { spu_pack_codes(elem, codes, n, packed), 0 } };
+        if (!rc && scales_path)
+            outs[nout++] = (cli_output){ scales_path, { scales, NULL }, { rows * nb, 0 } };
+        if (!rc && cli_write_outputs("quantize", nout, outs))
+            return cleanup_fail(x, codes, scales, packed, &t, &y);
     }
-    if (!rc && scales_path && write_file(scales_path, scales, rows * nb))
-        rc = SPU_EIO, snprintf(err, sizeof err, "cannot write '%s'", scales_path);
-
     if (!rc) {
         double se = 0, sx = 0, maxe = 0;
         size_t used = 0, nonfinite_in = 0;

@@ -19,7 +19,7 @@
 
 static const char usage[] =
     "usage: spu run PROG.s|PROG.bin [--device URI] [--args A,B,...] [--init FILE@ADDR]...\n"
-    "               [--watchdog CYCLES] [--compare URI] [--trace] [--json]\n"
+    "               [--watchdog CYCLES] [--timeout SECONDS] [--compare URI] [--trace] [--json]\n"
     "\n"
     "Loads the program (assembled on the fly from .s, raw words from .bin),\n"
     "writes each --init file's bytes into the scratchpad at ADDR, sets r1..r8\n"
@@ -29,6 +29,8 @@ static const char usage[] =
     "the exit status is 0 only if they are equal.\n"
     "\n"
     "  --watchdog N   trap after N cycles (default 100000000; 0 = none)\n"
+    "  --timeout S    give up waiting after S seconds of wall time, reset the device\n"
+    "                 and fail (default 600, or 10 with --watchdog 0)\n"
     "  --trace        also run the program on the reference model of the device's\n"
     "                 geometry and print one line per retired instruction:\n"
     "                 start cycle, pc, word, disassembly, register written\n";
@@ -40,6 +42,7 @@ typedef struct run_setup {
     uint32_t args[SPU_NARGS];
     int nargs;
     uint32_t watchdog;
+    int timeout_s;               /* wall-clock bound on the wait */
     struct { char *data; size_t len; uint32_t addr; } init[MAX_INITS];
     int ninit;
 } run_setup;
@@ -48,8 +51,9 @@ static int load_program(const char *path, spu_image *img)
 {
     char *data;
     size_t len;
-    if (cli_read_file(path, &data, &len))
-        return cli_fail("run", "cannot read %s", path);
+    int rrc = cli_read_file(path, &data, &len);
+    if (rrc)
+        return cli_read_fail("run", path, rrc);
     size_t plen = strlen(path);
     int rc = 0;
     if (plen > 2 && !strcmp(path + plen - 2, ".s")) {
@@ -69,9 +73,9 @@ static int load_program(const char *path, spu_image *img)
 static int run_on(const char *uri, const run_setup *s, spu_device **out)
 {
     spu_device *dev;
-    int rc = spu_open(&dev, uri);
-    if (rc)
-        return cli_fail("run", "cannot open device '%s': %s", uri, spu_strerror(rc));
+    int rc;
+    if (cli_open_device("run", uri, &dev))
+        return 1;
     *out = dev;
     for (int i = 0; i < s->ninit; i++)
         if ((rc = spu_write(dev, s->init[i].addr, s->init[i].data, s->init[i].len)))
@@ -82,7 +86,14 @@ static int run_on(const char *uri, const run_setup *s, spu_device **out)
     if ((rc = spu_run(dev, s->args, s->nargs)))
         return cli_fail("run", "%s: %s", uri, spu_strerror(rc));
     spu_status_t st;
-    rc = spu_wait(dev, 600000, &st);
+    rc = spu_wait(dev, s->timeout_s * 1000, &st);
+    if (rc == SPU_ETIMEDOUT) {
+        spu_reset(dev);   /* stop it: the device keeps answering */
+        return cli_fail("run", "%s: the program did not halt within %d s (pc %u, %" PRIu64
+                               " cycles; watchdog %s); the device was reset. Use --watchdog N "
+                               "or --timeout S",
+                        uri, s->timeout_s, st.pc, st.cycles, s->watchdog ? "on" : "0 = none");
+    }
     if (rc && rc != SPU_ETRAP)
         return cli_fail("run", "%s: waiting: %s", uri, spu_strerror(rc));
     return 0;
@@ -102,6 +113,7 @@ static void report(spu_device *dev, const char *uri, int json, cJSON *arr)
         cJSON_AddStringToObject(o, "state", spu_state_name(st.state));
         cJSON_AddStringToObject(o, "trap", spu_trap_name(st.trap));
         cJSON_AddNumberToObject(o, "pc", st.pc);
+        cJSON_AddNumberToObject(o, "retries", cli_link_retries(dev));
         cJSON *co = cJSON_AddObjectToObject(o, "counters");
         for (int i = 0; i < SPU_CNT_COUNT; i++)
             cJSON_AddNumberToObject(co, spu_counter_name(i), (double)c.v[i]);
@@ -169,14 +181,14 @@ int spu_cmd_run(int argc, char **argv)
         { "device", required_argument, 0, 'd' }, { "args", required_argument, 0, 'a' },
         { "init", required_argument, 0, 'i' },   { "watchdog", required_argument, 0, 'w' },
         { "compare", required_argument, 0, 'c' }, { "json", no_argument, 0, 'j' },
-        { "trace", no_argument, 0, 't' },
+        { "trace", no_argument, 0, 't' },        { "timeout", required_argument, 0, 'T' },
         { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
     };
     const char *device = cli_default_device(), *compare = NULL;
     run_setup s;
     memset(&s, 0, sizeof s);
     s.watchdog = 100000000u;
-    int json = 0, trace = 0, c, ret = 1;
+    int json = 0, trace = 0, c, ret = 1, timeout_s = -1;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -189,6 +201,13 @@ int spu_cmd_run(int argc, char **argv)
             if (cli_parse_u64(optarg, &v) || v > 0xFFFFFFFFu)
                 return cli_usage_error("run", "--watchdog needs a 32-bit count, got '%s'", optarg);
             s.watchdog = (uint32_t)v;
+            break;
+        }
+        case 'T': {
+            uint64_t v;
+            if (cli_parse_u64(optarg, &v) || v == 0 || v > 86400)
+                return cli_usage_error("run", "--timeout needs seconds in 1..86400, got '%s'", optarg);
+            timeout_s = (int)v;
             break;
         }
         case 'a': {
@@ -213,8 +232,9 @@ int spu_cmd_run(int argc, char **argv)
             if (s.ninit == MAX_INITS)
                 return cli_usage_error("run", "at most %d --init files", MAX_INITS);
             *at = 0;
-            if (cli_read_file(optarg, &s.init[s.ninit].data, &s.init[s.ninit].len))
-                return cli_fail("run", "cannot read %s", optarg);
+            int rrc = cli_read_file(optarg, &s.init[s.ninit].data, &s.init[s.ninit].len);
+            if (rrc)
+                return cli_read_fail("run", optarg, rrc);
             s.init[s.ninit++].addr = (uint32_t)addr;
             break;
         }
@@ -224,6 +244,7 @@ int spu_cmd_run(int argc, char **argv)
     }
     if (optind != argc - 1)
         return cli_usage_error("run", "need exactly one program file");
+    s.timeout_s = timeout_s > 0 ? timeout_s : s.watchdog ? 600 : 10;
     spu_image img = { 0 };
     spu_device *da = NULL, *db = NULL;
     if (load_program(argv[optind], &img))

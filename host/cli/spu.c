@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "spu/spu.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,8 +42,18 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int rc = commands[i].fn(argc - 1, argv + 1);
+            /* output that did not reach stdout (a full disk, /dev/full, a
+             * closed pipe) is a failure, not a success */
+            errno = 0;
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "spu %s: cannot write standard output: %s\n", argv[1],
+                        errno ? strerror(errno) : "write error");
+                return rc ? rc : 1;
+            }
+            return rc;
+        }
     fprintf(stderr, "spu: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

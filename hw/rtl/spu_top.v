@@ -46,6 +46,8 @@ module spu_top #(
 );
     localparam integer HAS_BYTE = (LINK == "byte" || LINK == "sim") ? 1 : 0;
     localparam integer HAS_UART = (LINK == "uart" || LINK == "sim") ? 1 : 0;
+    localparam [31:0]  P_CPB    = CLKS_PER_BIT;
+    localparam [31:0]  P_BAUD   = (HAS_UART != 0) ? CLOCK_HZ / P_CPB : 32'd0;   // INFO link_baud
 
     // ---- link PHY -> engine byte streams
     wire       rx_valid, rx_ready, tx_valid, tx_ready;
@@ -104,7 +106,8 @@ module spu_top #(
     spu_cmd_engine #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES), .FORMATS(FORMATS),
-        .RTL_VERSION(RTL_VERSION), .CLOCK_HZ(CLOCK_HZ), .CNT_WIDTH(CNT_WIDTH)
+        .RTL_VERSION(RTL_VERSION), .CLOCK_HZ(CLOCK_HZ), .CNT_WIDTH(CNT_WIDTH),
+        .LINK_BAUD(P_BAUD)
     ) u_engine (
         .clk_i(clk_i), .rst_i(rst_i),
         .rx_valid_i(rx_valid), .rx_ready_o(rx_ready), .rx_data_i(rx_data),

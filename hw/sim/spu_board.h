@@ -1,15 +1,26 @@
-// spu_board.h -- clocks the Verilated spu_top (LINK "sim") and moves link
-// bytes in and out of it, through the byte port or, in UART mode, as 8N1
-// bit waveforms on uart_rx_i / uart_tx_o. Shared by spu-sim (hw/sim/spu_sim.cpp)
-// and the RTL link tests. Only link bytes cross this boundary: the board's
-// memories and registers are never touched (no back door). idle() reads the
-// top's idle_o, used only to decide when the clock may stop.
+// spu_board.h -- clocks a Verilated SPU and moves link bytes in and out of
+// it, through the byte port or, in UART mode, as 8N1 bit waveforms on
+// uart_rx_i / uart_tx_o. Shared by spu-sim (hw/sim/spu_sim.cpp) and the RTL
+// link tests. Only link bytes cross this boundary: the board's memories and
+// registers are never touched (no back door). The idle signal (spu_top's
+// idle_o, spu_board_spu's !busy_o) is used only to decide when the clock may
+// stop.
+//
+// Two kinds of model (docs/sim.md):
+//   SpuBoardT<Vspu_top, false>  spu_top with LINK "sim" (byte port or UART);
+//                               one clock cycle per step
+//   SpuBoardT<Vboard, true>     spu_board_spu, the RTL every iCE40 board top
+//                               wraps (PLL pass-through in simulation, reset
+//                               generator, spu_top with LINK "uart"), built
+//                               with a board's parameters; UART only
+// SpuBoard is the first (the RTL link tests and the 8x8 spu-sim use it).
 #ifndef SPU_BOARD_H
 #define SPU_BOARD_H
 
-#include "Vspu_top.h"
 #include "verilated.h"
+#if VM_TRACE
 #include "verilated_fst_c.h"
+#endif
 
 #include <cstdint>
 #include <deque>
@@ -20,34 +31,56 @@
 #define SPU_SIM_CLKS_PER_BIT 4
 #endif
 
-class SpuBoard {
+template <class Top, bool kBoardTop>
+class SpuBoardT {
 public:
-    explicit SpuBoard(bool uart = false, const char *fst = nullptr)
-        : ctx_(new VerilatedContext), uart_(uart)
+    explicit SpuBoardT(bool uart = false, const char *fst = nullptr,
+                       int clks_per_bit = SPU_SIM_CLKS_PER_BIT)
+        : ctx_(new VerilatedContext), uart_(uart || kBoardTop), cpb_(clks_per_bit)
     {
+#if VM_TRACE
         if (fst)
             ctx_->traceEverOn(true);
-        top_.reset(new Vspu_top(ctx_.get(), "spu_top"));
+#endif
+        top_.reset(new Top(ctx_.get(), "spu"));
+#if VM_TRACE
         if (fst) {
             trace_.reset(new VerilatedFstC);
             top_->trace(trace_.get(), 99);
             trace_->open(fst);
         }
-        top_->link_uart_i = uart ? 1 : 0;
+#else
+        (void)fst;
+#endif
         top_->uart_rx_i = 1;
-        top_->byte_tx_ready_i = 1;
-        top_->rst_i = 1;
-        for (int i = 0; i < 4; i++)
+        if constexpr (kBoardTop) {
+            // the board's own reset: PLL lock (immediate in simulation) then
+            // spu_board_reset's counter; the button is not pressed
+            top_->btn_n_i = 1;
+            for (int i = 0; i < (1 << 20) && (i < 4 || top_->rst_o); i++)
+                step();
+        } else {
+            top_->link_uart_i = uart ? 1 : 0;
+            top_->byte_tx_ready_i = 1;
+            top_->rst_i = 1;
+            for (int i = 0; i < 4; i++)
+                step();
+            top_->rst_i = 0;
             step();
-        top_->rst_i = 0;
-        step();
+        }
+        reset_cycles_ = cycles_;
+        cycles_ = 0;
     }
-    ~SpuBoard()
+    ~SpuBoardT()
     {
+#if VM_TRACE
         if (trace_)
             trace_->close();
+#endif
         top_->final();
     }
+    SpuBoardT(const SpuBoardT &) = delete;
+    SpuBoardT &operator=(const SpuBoardT &) = delete;
 
     // Bytes the host sends (queued) and bytes the board has sent (drained by the caller).
     void send(const uint8_t *p, size_t n) { in_.insert(in_.end(), p, p + n); }
@@ -57,28 +90,43 @@ public:
     // One clock cycle.
     void step()
     {
-        Vspu_top *t = top_.get();
-        bool rx_fire = false;
-        if (!uart_) {
-            t->byte_rx_valid_i = !in_.empty();
-            t->byte_rx_data_i = in_.empty() ? 0 : in_.front();
+        Top *t = top_.get();
+        bool rx_fire = false, tx_fire = false;
+        uint8_t tx_data = 0;
+        if constexpr (!kBoardTop) {
+            if (!uart_) {
+                t->byte_rx_valid_i = !in_.empty();
+                t->byte_rx_data_i = in_.empty() ? 0 : in_.front();
+            } else {
+                uart_host_tx();
+            }
+            t->clk_i = 0;
+            t->eval();
+            dump();
+            rx_fire = !uart_ && t->byte_rx_valid_i && t->byte_rx_ready_o;
+            tx_fire = !uart_ && t->byte_tx_valid_o && t->byte_tx_ready_i;
+            tx_data = t->byte_tx_data_o;
+            t->clk_i = 1;
+            t->eval();
+            dump();
         } else {
             uart_host_tx();
+            t->clk12_i = 0;
+            t->eval();
+            dump();
+            t->clk12_i = 1;
+            t->eval();
+            dump();
         }
-        t->clk_i = 0;
-        t->eval();
-        dump();
-        rx_fire = !uart_ && t->byte_rx_valid_i && t->byte_rx_ready_o;
-        bool tx_fire = !uart_ && t->byte_tx_valid_o && t->byte_tx_ready_i;
-        uint8_t tx_data = t->byte_tx_data_o;
-        t->clk_i = 1;
-        t->eval();
-        dump();
         cycles_++;
-        if (rx_fire)
+        if (rx_fire) {
             in_.pop_front();
-        if (tx_fire)
+            bytes_in_++;
+        }
+        if (tx_fire) {
             out_.push_back(tx_data);
+            bytes_out_++;
+        }
         if (uart_)
             uart_host_rx();
     }
@@ -86,7 +134,12 @@ public:
     // Nothing happens until the host sends another byte.
     bool idle() const
     {
-        return top_->idle_o && in_.empty() && (!uart_ || (tx_quiet_ > 2 * SPU_SIM_CLKS_PER_BIT && rx_state_ == 0));
+        bool core_idle;
+        if constexpr (kBoardTop)
+            core_idle = !top_->busy_o && !top_->rst_o;
+        else
+            core_idle = top_->idle_o;
+        return core_idle && in_.empty() && (!uart_ || (tx_quiet_ > 2 * cpb_ && rx_state_ == 0));
     }
     // Clock until idle or max cycles; returns cycles run.
     uint64_t run(uint64_t max)
@@ -98,14 +151,22 @@ public:
         }
         return n;
     }
+    // Cycles since the end of reset (reset itself: reset_cycles()).
     uint64_t cycles() const { return cycles_; }
+    uint64_t reset_cycles() const { return reset_cycles_; }
+    // Link bytes that crossed the PHY (host -> board, board -> host).
+    uint64_t bytes_in() const { return bytes_in_; }
+    uint64_t bytes_out() const { return bytes_out_; }
+    int clks_per_bit() const { return cpb_; }
 
 private:
     void dump()
     {
+#if VM_TRACE
         if (trace_)
             trace_->dump(ctx_->time());
         ctx_->timeInc(1);
+#endif
     }
     // host -> board: drive uart_rx_i with the next bit of the current byte
     void uart_host_tx()
@@ -113,6 +174,7 @@ private:
         if (tx_bits_ == 0 && !in_.empty()) {
             tx_shift_ = 0x200u | (uint32_t)in_.front() << 1;   // stop, data, start
             in_.pop_front();
+            bytes_in_++;
             tx_bits_ = 10;
             tx_tick_ = 0;
         }
@@ -124,7 +186,7 @@ private:
         }
         tx_quiet_ = 0;
         top_->uart_rx_i = tx_shift_ & 1u;
-        if (++tx_tick_ == SPU_SIM_CLKS_PER_BIT) {
+        if (++tx_tick_ == cpb_) {
             tx_tick_ = 0;
             tx_shift_ >>= 1;
             tx_bits_--;
@@ -138,7 +200,7 @@ private:
         case 0:
             if (!line) {
                 rx_state_ = 1;
-                rx_tick_ = SPU_SIM_CLKS_PER_BIT / 2;
+                rx_tick_ = cpb_ / 2;
             }
             break;
         case 1: // start bit
@@ -149,22 +211,24 @@ private:
                     rx_state_ = 2;
                     rx_bit_ = 0;
                     rx_byte_ = 0;
-                    rx_tick_ = SPU_SIM_CLKS_PER_BIT;
+                    rx_tick_ = cpb_;
                 }
             }
             break;
         case 2: // data bits
             if (--rx_tick_ == 0) {
                 rx_byte_ |= (uint8_t)(line << rx_bit_);
-                rx_tick_ = SPU_SIM_CLKS_PER_BIT;
+                rx_tick_ = cpb_;
                 if (++rx_bit_ == 8)
                     rx_state_ = 3;
             }
             break;
         default: // stop bit
             if (--rx_tick_ == 0) {
-                if (line)
+                if (line) {
                     out_.push_back(rx_byte_);
+                    bytes_out_++;
+                }
                 rx_state_ = 0;
             }
             break;
@@ -172,15 +236,23 @@ private:
     }
 
     std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vspu_top> top_;
+    std::unique_ptr<Top> top_;
+#if VM_TRACE
     std::unique_ptr<VerilatedFstC> trace_;
+#endif
     bool uart_;
+    int cpb_;
     std::deque<uint8_t> in_, out_;
-    uint64_t cycles_ = 0;
+    uint64_t cycles_ = 0, reset_cycles_ = 0, bytes_in_ = 0, bytes_out_ = 0;
     uint32_t tx_shift_ = 0;
     int tx_bits_ = 0, tx_tick_ = 0, tx_quiet_ = 1000;
     int rx_state_ = 0, rx_tick_ = 0, rx_bit_ = 0;
     uint8_t rx_byte_ = 0;
 };
+
+#ifndef SPU_SIM_BOARD
+#include "Vspu_top.h"
+using SpuBoard = SpuBoardT<Vspu_top, false>;
+#endif
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "spu/npy.h"
 #include "spu/numerics.h"
+#include "../model/run_cmd.h"
 
 namespace {
 
@@ -47,6 +48,7 @@ int run(const std::string &cmd, std::string *out = nullptr)
     int st = pclose(p);
     if (out)
         *out = s;
+    spu_test::san_check(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 

@@ -316,7 +316,7 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_TRUE(r.body.empty());
     r = cmd(CMD_INFO);
     ASSERT_EQ(r.status, ST_OK);
-    ASSERT_EQ(r.body.size(), 48u);
+    ASSERT_EQ(r.body.size(), 52u);
     EXPECT_EQ(get32(r.body, 0), (uint32_t)SPU_SIM_ROWS);
     EXPECT_EQ(get32(r.body, 4), (uint32_t)SPU_SIM_COLS);
     EXPECT_EQ(get32(r.body, 8), 8u);
@@ -327,6 +327,7 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_EQ(get32(r.body, 28), spu_isa_hash());
     EXPECT_EQ(get32(r.body, 40), 4u);
     EXPECT_EQ(get32(r.body, 44), (uint32_t)SPU_SIM_LANES);
+    EXPECT_EQ(get32(r.body, 48), get32(r.body, 36) / SPU_SIM_CLKS_PER_BIT);   // link_baud
 }
 
 // Requests queued back to back: each one waits in the PHY while the reply to
@@ -566,7 +567,7 @@ TEST_F(EngineUart, CommandsOverTheUartPhy)
 {
     EXPECT_EQ(cmd(CMD_PING).status, ST_OK);
     Reply r = cmd(CMD_INFO);
-    ASSERT_EQ(r.body.size(), 48u);
+    ASSERT_EQ(r.body.size(), 52u);
     EXPECT_EQ(get32(r.body, 28), spu_isa_hash());
     Bytes pl;
     put32(pl, 100);
@@ -583,3 +584,106 @@ TEST_F(EngineUart, CommandsOverTheUartPhy)
 }
 
 }   // namespace
+
+// docs/protocol.md: BAD_ADDR only if addr + n > SPAD_BYTES, so a zero-length
+// READ or WRITE at addr = SPAD_BYTES (and UCODE of no words at UCODE_WORDS)
+// is in range; one byte further is not.
+TEST_F(Engine, ZeroLengthAccessAtTheVeryEndIsInRange)
+{
+    const uint32_t spad = 262144, ucode = 1024;
+    Bytes pl;
+    put32(pl, spad);
+    pl.push_back(0);
+    pl.push_back(0);
+    EXPECT_EQ(cmd(CMD_READ, pl).status, ST_OK);
+    pl[4] = 1;
+    EXPECT_EQ(cmd(CMD_READ, pl).status, ST_BAD_ADDR);
+    pl.clear();
+    put32(pl, spad - 1);
+    pl.push_back(1);
+    pl.push_back(0);
+    Reply r = cmd(CMD_READ, pl);
+    EXPECT_EQ(r.status, ST_OK);
+    EXPECT_EQ(r.body.size(), 1u);
+    pl.clear();
+    put32(pl, spad);
+    EXPECT_EQ(cmd(CMD_WRITE, pl).status, ST_OK);
+    pl.push_back(7);
+    EXPECT_EQ(cmd(CMD_WRITE, pl).status, ST_BAD_ADDR);
+    pl.clear();
+    put32(pl, spad + 1);
+    EXPECT_EQ(cmd(CMD_WRITE, pl).status, ST_BAD_ADDR);
+    pl.clear();
+    put32(pl, 2 * spad);   // the bit just above the new width
+    EXPECT_EQ(cmd(CMD_WRITE, pl).status, ST_BAD_ADDR);
+    pl.clear();
+    put32(pl, 0x80000000u + spad);
+    pl.push_back(0);
+    pl.push_back(0);
+    EXPECT_EQ(cmd(CMD_READ, pl).status, ST_BAD_ADDR);
+    pl.clear();
+    put32(pl, ucode);
+    EXPECT_EQ(cmd(CMD_UCODE, pl).status, ST_OK);
+    put32(pl, enc("halt"));
+    EXPECT_EQ(cmd(CMD_UCODE, pl).status, ST_BAD_ADDR);
+    EXPECT_EQ(cmd(CMD_RUN, run_pl(ucode)).status, ST_BAD_ADDR);
+    EXPECT_EQ(cmd(CMD_PING).status, ST_OK);
+}
+
+// Device-side fuzz: random byte streams (plain noise, noise rich in 0x00,
+// valid frames with random payloads and lengths, valid frames with flipped
+// bits, truncated frames) pushed into the byte port; after each the device
+// must answer a PING, and a scratchpad pattern written first must be intact
+// (frames that fail their CRC must never execute). Seeded, 300 streams.
+TEST_F(Engine, FuzzRandomStreamsThenPingAnswers)
+{
+    std::mt19937 rng(0xF022);
+    Bytes pattern(256);
+    for (size_t i = 0; i < pattern.size(); i++)
+        pattern[i] = (uint8_t)(i * 37 + 11);
+    Bytes wp;
+    put32(wp, 200000);
+    wp.insert(wp.end(), pattern.begin(), pattern.end());
+    ASSERT_EQ(cmd(CMD_WRITE, wp).status, ST_OK);
+    for (int it = 0; it < 300; it++) {
+        Bytes s;
+        const int kind = it % 5;
+        if (kind == 0) {   // noise
+            s = random_frame(rng, 1 + rng() % 2000, 0);
+        } else if (kind == 1) {   // noise with many delimiters
+            s = random_frame(rng, 1 + rng() % 600, 20);
+        } else {   // a frame of a random command with a random payload
+            Bytes pl = random_frame(rng, rng() % 40, 10);
+            uint8_t type = (uint8_t)(rng() % 16);
+            if (type == CMD_RESET || type == CMD_RUN)
+                type = CMD_PING;   // keep the sequencer out of it
+            if ((type == CMD_WRITE || type == CMD_UCODE) && pl.size() >= 4)
+                pl[3] = pl[2] = 0xFF;   // an address far out of range: nothing is written
+            s = frame(type, (uint8_t)rng(), pl);
+            if (kind == 3) {   // flip bits in the encoded frame (the CRC must catch it)
+                for (int f = 0; f < 1 + (int)(rng() % 3); f++) {
+                    size_t at = rng() % (s.size() - 1);
+                    s[at] ^= (uint8_t)(1u << (rng() % 8));
+                }
+            } else if (kind == 4) {   // truncated: the rest never comes
+                s.resize(rng() % s.size());
+            }
+        }
+        board.send(s.data(), s.size());
+        for (int d = 0; d < 8; d++)   // drain whatever it answered
+            if (!wait_reply(200000).type && board.idle())
+                break;
+        const uint8_t z = 0;   // end any partial frame, as a host resyncs
+        board.send(&z, 1);
+        Reply r = cmd(CMD_PING);
+        ASSERT_TRUE(r.ok) << "no PING answer after stream " << it << " (kind " << kind << ")";
+        ASSERT_EQ(r.status, ST_OK);
+    }
+    Bytes rp;
+    put32(rp, 200000);
+    rp.push_back(0);
+    rp.push_back(1);
+    Reply r = cmd(CMD_READ, rp);
+    ASSERT_EQ(r.status, ST_OK);
+    EXPECT_EQ(r.body, pattern);
+}

@@ -1,6 +1,7 @@
 // test_asm.cc -- the assembler and disassembler (host/src/asm/) and the
 // `spu asm` / `spu disasm` commands, end to end through build/bin/spu.
 #include <gtest/gtest.h>
+#include "../model/run_cmd.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -560,6 +561,7 @@ int run(const std::string &cmd, const TmpDir &d, std::string *out = nullptr, std
     int st = system(full.c_str());
     if (out) *out = read_file(d / "stdout");
     if (err) *err = read_file(d / "stderr");
+    spu_test::san_check(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 } // namespace

@@ -40,6 +40,25 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
                 const int8_t *A, const int8_t *B, int32_t *C,
                 const spu_gemm_opts *opts, spu_gemm_stats *stats);
 
+/* The piece plan spu_gemm_i8 follows (shared with the performance model,
+ * host/src/perf/): where A, B and C live in the scratchpad and how many
+ * k-steps (kc), row blocks (mb) and column blocks (nb) one piece holds.
+ * The GEMM runs pieces for k0 = 0, kc, ..; ib0 = 0, mb, ..; jb0 = 0, nb, ..
+ * (k outermost, then row blocks, then column blocks): A is written once per
+ * (k0, ib0), B once per (k0, ib0, jb0), C read back once per piece. */
+typedef struct spu_gemm_plan {
+    uint32_t R, C, wb;      /* rows, cols, word bytes of the device          */
+    uint32_t a_base, a_bytes, b_base, b_bytes, c_base, c_bytes;
+    uint32_t kc;            /* k-steps per piece                             */
+    uint32_t mb, nb;        /* row/col blocks per piece                      */
+    uint32_t MB, NB;        /* row/col blocks of the whole GEMM              */
+} spu_gemm_plan;
+
+/* Plan an M x N x K GEMM (all >= 1) for a device of that geometry. Returns 0
+ * or SPU_ENOTSUP when the scratchpad cannot hold one block. */
+int spu_gemm_plan_make(const spu_info_t *info, uint32_t M, uint32_t N, uint32_t K,
+                       spu_gemm_plan *p);
+
 /* Plain reference: a triple loop that shares no code with the device path. */
 void spu_gemm_i8_reference(uint32_t M, uint32_t N, uint32_t K,
                            const int8_t *A, const int8_t *B, int32_t *C);

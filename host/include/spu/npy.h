@@ -42,14 +42,23 @@ int    spu_tensor_alloc(spu_tensor *t, spu_npy_dtype dt, int ndim, const size_t 
 /* Free the data (accepts a zeroed tensor). */
 void   spu_tensor_free(spu_tensor *t);
 
-/* Read a .npy file. On failure returns SPU_EFORMAT (truncated, Fortran order,
+/* Read a .npy file (a regular file, or a pipe of at most SPU_NPY_PIPE_MAX
+ * bytes; a device such as /dev/zero is refused with SPU_EIO). On failure returns SPU_EFORMAT (truncated, Fortran order,
  * big-endian or unsupported dtype, bad header) or SPU_EIO, and writes a
  * one-line reason into err (may be NULL). */
+#define SPU_NPY_PIPE_MAX ((size_t)1 << 32)
 int spu_npy_load(const char *path, spu_tensor *t, char *err, size_t errcap);
 /* Same from memory. */
 int spu_npy_parse(const void *buf, size_t len, spu_tensor *t, char *err, size_t errcap);
-/* Write a .npy file (format 1.0). */
+/* Write a .npy file (format 1.0) the careful way of spu/outfile.h: a regular
+ * file is replaced atomically keeping its mode, /dev/null or a FIFO is written
+ * in place, a directory or block device is refused (SPU_EINVAL). */
 int spu_npy_save(const char *path, const spu_tensor *t);
+/* The 1.0 header of t into h (cap bytes, 640 always suffice); its length,
+ * or 0 for an invalid tensor. The data bytes follow it as they are in t. */
+size_t spu_npy_header(const spu_tensor *t, char *h, size_t cap);
+/* Write the .npy bytes to an open fd (all of them, or SPU_EIO). */
+int spu_npy_write_fd(int fd, const spu_tensor *t);
 
 #ifdef __cplusplus
 }

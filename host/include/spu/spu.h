@@ -47,7 +47,8 @@ const char *spu_version(void);
     X(EFORMAT,     -11, "malformed file or unsupported format")                \
     X(EPARSE,      -12, "syntax error")                                        \
     X(EMISMATCH,   -13, "results differ")                                      \
-    X(EDEVICE,     -14, "device reported an error status")
+    X(EDEVICE,     -14, "device reported an error status")                  \
+    X(EISA,        -15, "device ISA differs from this host's (ISA hash mismatch)")
 
 enum spu_error {
 #define SPU_X_(name, value, msg) SPU_##name = (value),
@@ -104,6 +105,7 @@ typedef struct spu_info {
     uint32_t clock_hz;           /* device clock (0 if not meaningful)      */
     uint32_t loop_depth;         /* nested hardware loops                   */
     uint32_t drain_lanes;        /* accumulators st drains per cycle        */
+    uint32_t link_baud;          /* UART rate the device is built for (0: none) */
     char     device[64];         /* "model", "sim", "serial:..."            */
 } spu_info_t;
 
@@ -145,13 +147,28 @@ int spu_list_devices(spu_device_entry *out, int cap);
 int  spu_open(spu_device **dev, const char *uri);
 /* Geometry and capabilities of the device. */
 int  spu_info(spu_device *dev, spu_info_t *info);
+/* Simulated time of a simulator device ("sim", "sim?board=..."): the clock
+ * cycles the simulated board has run since its reset, link bytes included
+ * (the clock stops while the board waits for the host), read through a side
+ * channel that is not the link protocol (docs/sim.md). Waits until the board
+ * is idle. SPU_ENOTSUP for any other device. */
+typedef struct spu_sim_time {
+    uint64_t cycles;             /* simulated clock cycles since reset      */
+    uint64_t bytes_in, bytes_out;/* link bytes through the PHY, each way    */
+    uint32_t clock_hz;           /* the clock the configuration is built for */
+    uint32_t clks_per_bit;       /* UART clocks per bit (0: byte port)      */
+    double   seconds;            /* cycles / clock_hz                       */
+} spu_sim_time_t;
+int  spu_sim_time(spu_device *dev, spu_sim_time_t *t);
 /* Copy len bytes into / out of the scratchpad. SPU_ERANGE if outside. */
 int  spu_write(spu_device *dev, uint32_t addr, const void *data, size_t len);
 int  spu_read(spu_device *dev, uint32_t addr, void *data, size_t len);
-/* Load a microcode program (copied; the caller keeps ownership). */
+/* Load a microcode program (copied; the caller keeps ownership).
+ * SPU_EISA (nothing sent) when the device's ISA hash is not this host's. */
 int  spu_load_program(spu_device *dev, const spu_program *prog);
 /* Set r1..r{nargs} (nargs <= SPU_NARGS) and start at the program entry.
- * The watchdog budget is set with spu_set_watchdog (0 = none). */
+ * The watchdog budget is set with spu_set_watchdog (0 = none). SPU_EISA
+ * (nothing sent) when the device's ISA hash is not this host's. */
 int  spu_run(spu_device *dev, const uint32_t *args, int nargs);
 /* Wait until the program halts or traps (timeout_ms < 0: forever).
  * Fills *st if non-NULL. Returns SPU_ETIMEDOUT, SPU_ETRAP on a trap. */
@@ -169,6 +186,20 @@ int  spu_reset(spu_device *dev);
 int  spu_regs(spu_device *dev, uint32_t regs[16]);
 /* Liveness check: one round trip. */
 int  spu_ping(spu_device *dev);
+
+/* Like spu_open; on failure also writes a one-line reason (which key,
+ * which value, what was expected) into msg (cap bytes, may be NULL). */
+int  spu_open_ex(spu_device **dev, const char *uri, char *msg, size_t cap);
+
+/* Link health since open (all zero for devices without a link, e.g. model). */
+typedef struct spu_link_stats {
+    uint64_t requests;           /* link requests made                       */
+    uint64_t retries;            /* frames sent again (timeout, bad reply)   */
+    uint64_t bad_frames;         /* replies dropped: CRC, length, stale seq  */
+    uint64_t timeouts;           /* attempts that got no reply in time       */
+    size_t   chunk;              /* current WRITE/READ bytes per frame       */
+} spu_link_stats_t;
+int  spu_link_stats(spu_device *dev, spu_link_stats_t *st);
 /* Close the device (shuts down a spawned simulator). Accepts NULL. */
 void spu_close(spu_device *dev);
 

@@ -41,6 +41,8 @@ typedef struct sym {
     int line, col;      /* definition */
     char *expr;         /* deferred .equ: expression text */
     int expr_col;
+    unsigned char state;     /* resolve_deferred: 0 new, 1 on the stack, 2 done, 3 failed */
+    unsigned char circular;  /* failed as part of a cycle */
 } sym;
 
 typedef struct alias {
@@ -65,6 +67,8 @@ typedef struct asm_ctx {
 
     sym *syms;
     size_t nsyms, capsyms;
+    size_t *symtab;        /* open-addressing hash of syms: index + 1, 0 = empty */
+    size_t capsymtab;      /* a power of two, > 2 * nsyms */
     alias *aliases;
     size_t naliases, capaliases;
 
@@ -186,15 +190,66 @@ static alias *find_alias(asm_ctx *c, const char *s, size_t n)
     return NULL;
 }
 
+static size_t name_hash(const char *s, size_t n)
+{
+    size_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Symbols are looked up through a hash table: long programs and long .equ
+ * chains stay linear (a linear search made them quadratic or worse). */
 static sym *find_sym(asm_ctx *c, const char *s, size_t n)
 {
-    for (size_t i = 0; i < c->nsyms; i++)
-        if (strlen(c->syms[i].name) == n && !memcmp(c->syms[i].name, s, n))
-            return &c->syms[i];
-    return NULL;
+    if (!c->capsymtab)
+        return NULL;
+    for (size_t i = name_hash(s, n) & (c->capsymtab - 1);; i = (i + 1) & (c->capsymtab - 1)) {
+        size_t k = c->symtab[i];
+        if (!k)
+            return NULL;
+        sym *y = &c->syms[k - 1];
+        if (strlen(y->name) == n && !memcmp(y->name, s, n))
+            return y;
+    }
+}
+
+/* Index syms[c->nsyms - 1] (just added); 0 or -1 when out of memory. */
+static int index_last_sym(asm_ctx *c)
+{
+    if (2 * c->nsyms >= c->capsymtab) {
+        size_t cap = c->capsymtab ? 2 * c->capsymtab : 64;
+        while (2 * c->nsyms >= cap)
+            cap *= 2;
+        size_t *t = calloc(cap, sizeof *t);
+        if (!t) {
+            c->oom = 1;
+            return -1;
+        }
+        free(c->symtab);
+        c->symtab = t;
+        c->capsymtab = cap;
+        for (size_t k = 0; k < c->nsyms; k++) {
+            sym *y = &c->syms[k];
+            size_t i = name_hash(y->name, strlen(y->name)) & (cap - 1);
+            while (t[i])
+                i = (i + 1) & (cap - 1);
+            t[i] = k + 1;
+        }
+        return 0;
+    }
+    sym *y = &c->syms[c->nsyms - 1];
+    size_t i = name_hash(y->name, strlen(y->name)) & (c->capsymtab - 1);
+    while (c->symtab[i])
+        i = (i + 1) & (c->capsymtab - 1);
+    c->symtab[i] = c->nsyms;
+    return 0;
 }
 
 /* ---- expressions --------------------------------------------------------- */
+
+/* Parentheses and unary operators may nest this deep (the parser recurses). */
+#define ASM_EXPR_DEPTH_MAX 256
 
 typedef struct expr {
     asm_ctx *c;
@@ -202,6 +257,7 @@ typedef struct expr {
     const char *base;   /* for columns: col = p - base + col0 */
     int col0;
     int failed;         /* a message was produced (msg/col) */
+    int depth;          /* nesting of parentheses and unary operators */
     int undefined;      /* an unknown symbol was met */
     int col;
     char msg[200];
@@ -239,8 +295,13 @@ static int64_t e_primary(expr *e)
         return 0;
     }
     if (*s == '(') {
+        if (++e->depth > ASM_EXPR_DEPTH_MAX) {
+            efail(e, s, "expression nested deeper than %d levels", ASM_EXPR_DEPTH_MAX);
+            return 0;
+        }
         e->p++;
         int64_t v = e_or(e);
+        e->depth--;
         eskip(e);
         if (e->p >= e->end || *e->p != ')') {
             efail(e, e->p, "expected ')'");
@@ -313,8 +374,13 @@ static int64_t e_unary(expr *e)
 {
     eskip(e);
     if (e->p < e->end && (*e->p == '-' || *e->p == '+' || *e->p == '~')) {
+        if (++e->depth > ASM_EXPR_DEPTH_MAX) {
+            efail(e, e->p, "expression nested deeper than %d levels", ASM_EXPR_DEPTH_MAX);
+            return 0;
+        }
         char op = *e->p++;
         int64_t v = e_unary(e);
+        e->depth--;
         return op == '-' ? -v : op == '~' ? ~v : v;
     }
     return e_primary(e);
@@ -936,6 +1002,7 @@ static void define_label(asm_ctx *c, const char *s, size_t n, int col)
     ns->line = c->line;
     ns->col = col;
     c->nsyms++;
+    index_last_sym(c);
 }
 
 static void do_equ(asm_ctx *c, span *ops, int nops, int dcol)
@@ -990,6 +1057,7 @@ static void do_equ(asm_ctx *c, span *ops, int nops, int dcol)
         ns->expr_col = ops[1].col;
     }
     c->nsyms++;
+    index_last_sym(c);
 }
 
 static void do_alias(asm_ctx *c, span *ops, int nops, int dcol)
@@ -1185,41 +1253,63 @@ static sym *first_unresolved(asm_ctx *c, sym *y, expr *e)
     return find_sym(c, at, (size_t)(q - at));
 }
 
-/* .equ whose value names a later symbol: evaluate once everything is known. */
+/* .equ whose value names a later symbol: evaluate once everything is known.
+ * Depth first with an explicit stack: a deferred .equ that needs another one
+ * resolves that first, so a chain of n costs O(n) evaluations (a pass per link
+ * was O(n^2), and the error walk O(n^3)). */
 static void resolve_deferred(asm_ctx *c)
 {
-    int progress = 1;
-    while (progress) {
-        progress = 0;
-        for (size_t i = 0; i < c->nsyms; i++) {
-            sym *y = &c->syms[i];
-            if (y->defined || !y->expr)
-                continue;
+    size_t *stack = c->nsyms ? malloc(c->nsyms * sizeof *stack) : NULL;
+    if (c->nsyms && !stack) {
+        c->oom = 1;
+        return;
+    }
+    for (size_t r = 0; r < c->nsyms; r++) {
+        if (c->syms[r].defined || !c->syms[r].expr || c->syms[r].state)
+            continue;
+        size_t n = 0;
+        stack[n++] = r;
+        c->syms[r].state = 1;
+        while (n) {
+            sym *y = &c->syms[stack[n - 1]];
             expr e;
             int64_t v;
             if (eval(c, y->expr, y->expr + strlen(y->expr), y->expr_col, &v, &e) == 0) {
                 y->value = v;
                 y->defined = 1;
-                progress = 1;
+                y->state = 2;
+                n--;
+                continue;
             }
+            sym *dep = e.undefined ? first_unresolved(c, y, &e) : NULL;
+            if (!dep || !dep->expr || dep->state == 3 || dep->state == 2) {
+                y->state = 3;
+                n--;
+                continue;
+            }
+            if (dep->state == 1) {   /* back on the stack: every entry from dep up is a cycle */
+                size_t k = n;
+                while (k && &c->syms[stack[k - 1]] != dep)
+                    k--;
+                for (size_t i = k ? k - 1 : 0; i < n; i++) {
+                    c->syms[stack[i]].state = 3;
+                    c->syms[stack[i]].circular = 1;
+                }
+                n = k ? k - 1 : 0;
+                continue;
+            }
+            dep->state = 1;
+            stack[n++] = (size_t)(dep - c->syms);
         }
     }
+    free(stack);
     for (size_t i = 0; i < c->nsyms; i++) {
         sym *y = &c->syms[i];
         if (y->defined || !y->expr)
             continue;
         expr e;
-        sym *first = first_unresolved(c, y, &e), *cur = first;
-        int circular = 0;
-        for (size_t step = 0; cur && step <= c->nsyms; step++) {
-            if (cur == y) {
-                circular = 1;
-                break;
-            }
-            expr e2;
-            cur = cur->expr ? first_unresolved(c, cur, &e2) : NULL;
-        }
-        if (circular)
+        sym *first = first_unresolved(c, y, &e);
+        if (y->circular)
             err_def(c, y->line, e.col, "circular .equ definition of '%s'", y->name);
         else if (first)
             err_def(c, y->line, e.col, "'%s' depends on '%s', which has no value", y->name,
@@ -1262,6 +1352,7 @@ static void ctx_free(asm_ctx *c)
         free(c->syms[i].expr);
     }
     free(c->syms);
+    free(c->symtab);
     for (size_t i = 0; i < c->naliases; i++)
         free(c->aliases[i].name);
     free(c->aliases);

@@ -14,12 +14,23 @@ typedef struct spu_uri {
     char scheme[16];     /* "model", "sim", "serial", "ftdi", "usb" */
     char path[256];      /* after "scheme:" / "scheme://", before '?' */
     char query[256];     /* after '?', raw "k=v&k=v" */
+    char *msg;           /* where a failure is explained (spu_uri_fail), or NULL */
+    size_t msg_cap;
 } spu_uri;
 
-/* Parse a device URI. Returns 0 or SPU_EINVAL. */
+/* Parse a device URI. Returns 0 or SPU_EINVAL. The _msg form also keeps msg
+ * (cap bytes, may be NULL) in out for the explanations of spu_uri_fail. */
 int spu_uri_parse(const char *uri, spu_uri *out);
-/* Look up key in a "k=v&k=v" query; copies the value. 1 found, 0 not. */
+int spu_uri_parse_msg(const char *uri, spu_uri *out, char *msg, size_t cap);
+/* Look up key in a "k=v&k=v" query; copies the value. 1 found, 0 not
+ * (also 0 when the value does not fit cap). */
 int spu_uri_param(const spu_uri *u, const char *key, char *val, size_t cap);
+/* Explain a failed open in u->msg (printf-style); returns rc. */
+int spu_uri_fail(const spu_uri *u, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A decimal integer parameter in [min, max]: 1 and *out when present, 0 when
+ * absent, SPU_EINVAL (explained) when it is not such a number. */
+int spu_uri_long(const spu_uri *u, const char *key, long min, long max, long *out);
 
 typedef struct spu_backend_ops {
     const char *scheme;
@@ -36,6 +47,11 @@ typedef struct spu_backend_ops {
     int  (*reset)(void *impl);
     int  (*ping)(void *impl);
     int  (*regs)(void *impl, uint32_t regs[16]);   /* NULL: not supported */
+    /* Optional (NULL: none / not checked). */
+    int  (*stats)(void *impl, spu_link_stats_t *st);
+    const char *const *keys;   /* every URI key open() understands, NULL-terminated;
+                                  spu_open refuses any other key by name */
+    int  (*sim_time)(void *impl, spu_sim_time_t *t); /* NULL: not a simulator */
 } spu_backend_ops;
 
 /* Backends linked into libspu (each in its own file). */

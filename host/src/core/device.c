@@ -4,8 +4,11 @@
  */
 #include "core/backend.h"
 #include "core/error_detail.h"
+#include "spu/isa.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,18 +23,40 @@ struct spu_device {
 };
 
 
+int spu_uri_fail(const spu_uri *u, int rc, const char *fmt, ...)
+{
+    if (u && u->msg && u->msg_cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(u->msg, u->msg_cap, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
 int spu_uri_parse(const char *uri, spu_uri *out)
 {
+    return spu_uri_parse_msg(uri, out, NULL, 0);
+}
+
+int spu_uri_parse_msg(const char *uri, spu_uri *out, char *msg, size_t msg_cap)
+{
     memset(out, 0, sizeof *out);
+    out->msg = msg;
+    out->msg_cap = msg ? msg_cap : 0;
     if (!uri || !*uri)
-        return SPU_EINVAL;
+        return spu_uri_fail(out, SPU_EINVAL, "empty device URI (try model, sim or serial:/dev/ttyUSB1)");
     size_t n = strcspn(uri, ":?");
-    if (n == 0 || n >= sizeof out->scheme)
-        return SPU_EINVAL;
+    if (n == 0)
+        return spu_uri_fail(out, SPU_EINVAL, "device URI '%s' has no scheme before '%c'", uri, uri[0]);
+    if (n >= sizeof out->scheme)
+        return spu_uri_fail(out, SPU_EINVAL, "device URI scheme '%.*s' is too long (a scheme is e.g. model, sim, serial)", (int)n, uri);
     for (size_t i = 0; i < n; i++) {
         char c = uri[i];
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-            return SPU_EINVAL;
+            return spu_uri_fail(out, SPU_EINVAL,
+                                "device URI scheme '%.*s' may hold only a-z and 0-9 (e.g. model, sim, serial:PATH)",
+                                (int)n, uri);
     }
     memcpy(out->scheme, uri, n);
     const char *p = uri + n;
@@ -41,15 +66,29 @@ int spu_uri_parse(const char *uri, spu_uri *out)
             p += 2;
         size_t len = strcspn(p, "?");
         if (len >= sizeof out->path)
-            return SPU_EINVAL;
+            return spu_uri_fail(out, SPU_EINVAL, "device URI path is longer than %zu bytes",
+                                sizeof out->path - 1);
         memcpy(out->path, p, len);
         p += len;
     }
     if (*p == '?') {
         p++;
         if (strlen(p) >= sizeof out->query)
-            return SPU_EINVAL;
+            return spu_uri_fail(out, SPU_EINVAL, "device URI query is longer than %zu bytes",
+                                sizeof out->query - 1);
         strcpy(out->query, p);
+        /* every item is key=value with a non-empty key */
+        const char *q = out->query;
+        while (*q) {
+            size_t len = strcspn(q, "&");
+            const char *eq = memchr(q, '=', len);
+            if (!len || !eq || eq == q)
+                return spu_uri_fail(out, SPU_EINVAL,
+                                    "device URI query item '%.*s' is not key=value", (int)len, q);
+            q += len;
+            if (*q == '&')
+                q++;
+        }
     }
     return 0;
 }
@@ -75,6 +114,62 @@ int spu_uri_param(const spu_uri *u, const char *key, char *val, size_t cap)
     return 0;
 }
 
+int spu_uri_long(const spu_uri *u, const char *key, long min, long max, long *out)
+{
+    char v[32];
+    if (!spu_uri_param(u, key, v, sizeof v)) {
+        /* present but too long for v is still a bad value */
+        char big[sizeof u->query];
+        if (spu_uri_param(u, key, big, sizeof big))
+            return spu_uri_fail(u, SPU_EINVAL, "URI key %s: '%s' is not a number", key, big);
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    long x = (v[0] >= '0' && v[0] <= '9') ? strtol(v, &end, 10) : 0;
+    if (!(v[0] >= '0' && v[0] <= '9') || errno || *end)
+        return spu_uri_fail(u, SPU_EINVAL, "URI key %s: '%s' is not a decimal number", key, v);
+    if (x < min || x > max)
+        return spu_uri_fail(u, SPU_EINVAL, "URI key %s: %ld is outside %ld..%ld", key, x, min, max);
+    *out = x;
+    return 1;
+}
+
+/* Refuse query keys the backend does not know, and keys given twice. */
+static int check_keys(const spu_uri *u, const spu_backend_ops *ops)
+{
+    const char *p = u->query;
+    while (*p) {
+        size_t len = strcspn(p, "&");
+        size_t klen = strcspn(p, "=");
+        int known = !ops->keys;
+        for (const char *const *k = ops->keys; k && *k; k++)
+            if (strlen(*k) == klen && !strncmp(*k, p, klen))
+                known = 1;
+        if (!known) {
+            char list[160] = "";
+            for (const char *const *k = ops->keys; *k; k++) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *k);
+            }
+            return spu_uri_fail(u, SPU_EINVAL, "unknown URI key '%.*s' for %s (known: %s)",
+                                (int)klen, p, ops->scheme, list[0] ? list : "none");
+        }
+        for (const char *q = p + len; *q;) {   /* the same key again later */
+            size_t l2 = strcspn(q, "&");
+            if (strcspn(q, "=") == klen && !strncmp(q, p, klen))
+                return spu_uri_fail(u, SPU_EINVAL, "URI key '%.*s' given twice", (int)klen, p);
+            q += l2;
+            if (*q == '&')
+                q++;
+        }
+        p += len;
+        if (*p == '&')
+            p++;
+    }
+    return 0;
+}
+
 static const spu_backend_ops *find_backend(const char *scheme)
 {
     const spu_backend_ops *all[] = { &spu_backend_model, &spu_backend_sim, &spu_backend_serial,
@@ -85,25 +180,27 @@ static const spu_backend_ops *find_backend(const char *scheme)
     return NULL;
 }
 
-int spu_open(spu_device **dev, const char *uri)
+int spu_open_ex(spu_device **dev, const char *uri, char *msg, size_t cap)
 {
+    if (msg && cap)
+        msg[0] = 0;
     if (!dev)
         return SPU_EINVAL;
     *dev = NULL;
     spu_error_detail_clear();
     spu_uri u;
-    int rc = spu_uri_parse(uri, &u);
+    int rc = spu_uri_parse_msg(uri, &u, msg, cap);
     if (rc)
         return rc;
     const spu_backend_ops *ops = find_backend(u.scheme);
     if (!ops) {
-        /* Known schemes this build cannot reach yet. */
-        static const char *known[] = { "sim", "serial", "ftdi", "usb" };
-        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-            if (!strcmp(known[i], u.scheme))
-                return SPU_ENOTSUP;
-        return SPU_EINVAL;
+        return spu_uri_fail(&u, SPU_EINVAL,
+                            "unknown device scheme '%s' (model, sim, serial:PATH, ftdi://VID:PID, usb://VID:PID)",
+                            u.scheme);
     }
+    rc = check_keys(&u, ops);
+    if (rc)
+        return rc;
     spu_device *d = calloc(1, sizeof *d);
     if (!d)
         return SPU_ENOMEM;
@@ -117,10 +214,27 @@ int spu_open(spu_device **dev, const char *uri)
         if (d->impl)
             ops->close(d->impl);
         free(d);
+        /* backends that explain through spu_error_detail() (ftdi, usb) */
+        const char *why = spu_error_detail();
+        if (msg && cap && !msg[0] && why && why[0])
+            snprintf(msg, cap, "%s", why);
         return rc;
     }
     *dev = d;
     return 0;
+}
+
+int spu_open(spu_device **dev, const char *uri)
+{
+    return spu_open_ex(dev, uri, NULL, 0);
+}
+
+int spu_link_stats(spu_device *dev, spu_link_stats_t *st)
+{
+    if (!dev || !st)
+        return SPU_EINVAL;
+    memset(st, 0, sizeof *st);
+    return dev->ops->stats ? dev->ops->stats(dev->impl, st) : 0;
 }
 
 void spu_close(spu_device *dev)
@@ -137,6 +251,15 @@ int spu_info(spu_device *dev, spu_info_t *info)
         return SPU_EINVAL;
     *info = dev->info;
     return 0;
+}
+
+int spu_sim_time(spu_device *dev, spu_sim_time_t *t)
+{
+    if (!dev || !t)
+        return SPU_EINVAL;
+    if (!dev->ops->sim_time)
+        return SPU_ENOTSUP;
+    return dev->ops->sim_time(dev->impl, t);
 }
 
 static int check_range(const spu_device *dev, uint32_t addr, size_t len)
@@ -166,6 +289,8 @@ int spu_load_program(spu_device *dev, const spu_program *prog)
 {
     if (!dev || !prog || (!prog->words && prog->nwords))
         return SPU_EINVAL;
+    if (dev->info.isa_hash != spu_isa_hash())
+        return SPU_EISA;   /* microcode of this host's ISA would mean something else there */
     if (prog->nwords > dev->info.ucode_words || prog->entry >= dev->info.ucode_words)
         return SPU_ERANGE;
     int rc = dev->ops->ucode(dev->impl, 0, prog->words, prog->nwords);
@@ -186,6 +311,8 @@ int spu_set_watchdog(spu_device *dev, uint32_t cycles)
 
 int spu_run(spu_device *dev, const uint32_t *args, int nargs)
 {
+    if (dev && dev->info.isa_hash != spu_isa_hash())
+        return SPU_EISA;
     if (!dev || nargs < 0 || nargs > SPU_NARGS || (nargs && !args) || !dev->have_program)
         return SPU_EINVAL;
     uint32_t all[SPU_NARGS] = {0};

@@ -18,18 +18,18 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct plan {
-    uint32_t R, C, wb;
-    uint32_t a_base, a_bytes, b_base, b_bytes, c_base, c_bytes;
-    uint32_t kc;            /* k-steps per piece        */
-    uint32_t mb, nb;        /* row/col blocks per piece */
-} plan;
+typedef spu_gemm_plan plan;
 
 static uint32_t align_down(uint32_t v, uint32_t a) { return v - v % a; }
 
-static int make_plan(const spu_info_t *in, uint32_t MB, uint32_t NB, uint32_t K, plan *p)
+int spu_gemm_plan_make(const spu_info_t *in, uint32_t M, uint32_t N, uint32_t K, plan *p)
 {
     memset(p, 0, sizeof *p);
+    if (!in || !p || !M || !N || !K || !in->rows || !in->cols || !in->word_bytes)
+        return SPU_EINVAL;
+    const uint32_t MB = (M + in->rows - 1) / in->rows, NB = (N + in->cols - 1) / in->cols;
+    p->MB = MB;
+    p->NB = NB;
     p->R = in->rows;
     p->C = in->cols;
     p->wb = in->word_bytes;
@@ -128,10 +128,10 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
     int rc = spu_info(dev, &info);
     if (rc)
         return rc;
-    const uint32_t MB = (M + info.rows - 1) / info.rows, NB = (N + info.cols - 1) / info.cols;
     plan p;
-    if ((rc = make_plan(&info, MB, NB, K, &p)))
+    if ((rc = spu_gemm_plan_make(&info, M, N, K, &p)))
         return rc;
+    const uint32_t MB = p.MB, NB = p.NB;
     const int timeout = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 60000;
 
     spu_model *model = NULL;

@@ -179,7 +179,10 @@ static int ftdi_open_impl(void **impl, const spu_uri *u)
         return rc;
     }
     spu_link_init(&f->link, f->pump.fd);
-    spu_link_apply_uri(&f->link, u);
+    if ((rc = spu_link_apply_uri(&f->link, u)) < 0) {
+        ftdi_close_impl(f);
+        return rc;
+    }
     snprintf(f->what, sizeof f->what, "%s", what);
     *impl = f;
     return 0;
@@ -203,4 +206,5 @@ const spu_backend_ops spu_backend_ftdi = {
     .close = ftdi_close_impl,
     .info = ftdi_info,
     SPU_LINK_BACKEND_OPS,
+    .keys = (const char *const[]){ "baud", "serial", "index", SPU_LINK_URI_KEYS, NULL },
 };

@@ -16,28 +16,31 @@ typedef struct serial_impl {
 
 static int serial_open(void **impl, const spu_uri *u)
 {
-    char v[32];
     unsigned baud = 0;
+    long b;
     if (!u->path[0])
-        return SPU_EINVAL;
-    if (spu_uri_param(u, "baud", v, sizeof v)) {
-        char *end;
-        unsigned long b = strtoul(v, &end, 10);
-        if (*end || b == 0 || b > 100000000ul)
-            return SPU_EINVAL;
+        return spu_uri_fail(u, SPU_EINVAL, "serial needs a tty path, e.g. serial:/dev/ttyUSB1");
+    int rc = spu_uri_long(u, "baud", 1, 100000000L, &b);
+    if (rc < 0)
+        return rc;
+    if (rc)
         baud = (unsigned)b;
-    }
     serial_impl *s = calloc(1, sizeof *s);
     if (!s)
         return SPU_ENOMEM;
+    spu_link_init(&s->link, -1);
+    rc = spu_link_apply_uri(&s->link, u);
+    if (rc) {
+        free(s);
+        return rc;
+    }
     int fd = spu_serial_open(u->path, baud);
     if (fd < 0) {
         free(s);
-        return fd;
+        return spu_uri_fail(u, fd, "cannot open %s as a serial port", u->path);
     }
     s->fd = fd;
-    spu_link_init(&s->link, fd);
-    spu_link_apply_uri(&s->link, u);
+    s->link.fd = fd;
     *impl = s;
     return 0;
 }
@@ -65,4 +68,5 @@ const spu_backend_ops spu_backend_serial = {
     .close = serial_close,
     .info = serial_info,
     SPU_LINK_BACKEND_OPS,
+    .keys = (const char *const[]){ "baud", SPU_LINK_URI_KEYS, NULL },
 };

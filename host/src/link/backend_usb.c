@@ -226,7 +226,10 @@ static int usb_open_impl(void **impl, const spu_uri *u)
         return rc;
     }
     spu_link_init(&d->link, d->pump.fd);
-    spu_link_apply_uri(&d->link, u);
+    if ((rc = spu_link_apply_uri(&d->link, u)) < 0) {
+        usb_close_impl(d);
+        return rc;
+    }
     snprintf(d->what, sizeof d->what, "%s interface %d (OUT 0x%02x, IN 0x%02x)", what, d->iface, d->ep_out,
              d->ep_in);
     *impl = d;
@@ -251,4 +254,5 @@ const spu_backend_ops spu_backend_usb = {
     .close = usb_close_impl,
     .info = usb_info,
     SPU_LINK_BACKEND_OPS,
+    .keys = (const char *const[]){ "interface", "ep_out", "ep_in", "serial", "index", SPU_LINK_URI_KEYS, NULL },
 };

@@ -28,8 +28,13 @@ enum {
 };
 _Static_assert(LINK_MAX_PAYLOAD == SPU_LINK_MAX_PAYLOAD, "link_client.h disagrees with spu_link.def");
 
-#define INFO_WIRE_BYTES 48
+#define INFO_WIRE_BYTES 52   /* 48 before link_baud: still accepted */
 #define STATUS_WIRE_BYTES 14
+
+/* WRITE/READ frames shrink to this many data bytes on a noisy link. */
+#define CHUNK_MIN 32
+/* ... and grow back (doubling) after this many clean requests in a row. */
+#define CHUNK_GROW_STREAK 8
 
 void spu_link_init(spu_link *l, int fd)
 {
@@ -38,15 +43,33 @@ void spu_link_init(spu_link *l, int fd)
     l->seq = (uint8_t)(time(NULL) & 0xFF);   /* a fresh host never reuses the last seq */
     l->timeout_ms = 1000;
     l->retries = 3;
+    l->chunk = SPU_LINK_MAX_PAYLOAD;
 }
 
-void spu_link_apply_uri(spu_link *l, const struct spu_uri *u)
+int spu_link_apply_uri(spu_link *l, const struct spu_uri *u)
 {
-    char v[32];
-    if (spu_uri_param(u, "timeout", v, sizeof v) && atoi(v) > 0)
-        l->timeout_ms = atoi(v);
-    if (spu_uri_param(u, "retries", v, sizeof v) && atoi(v) >= 0)
-        l->retries = atoi(v);
+    long v;
+    int rc = spu_uri_long(u, "timeout", 1, 3600 * 1000, &v);
+    if (rc < 0)
+        return rc;
+    if (rc)
+        l->timeout_ms = (int)v;
+    rc = spu_uri_long(u, "retries", 0, 1000, &v);
+    if (rc < 0)
+        return rc;
+    if (rc)
+        l->retries = (int)v;
+    return 0;
+}
+
+void spu_link_get_stats(const spu_link *l, spu_link_stats_t *st)
+{
+    memset(st, 0, sizeof *st);
+    st->requests = l->stats_requests;
+    st->retries = l->stats_retries;
+    st->bad_frames = l->stats_bad_frames;
+    st->timeouts = l->stats_timeouts;
+    st->chunk = l->chunk;
 }
 
 static int64_t now_ms(void)
@@ -125,8 +148,9 @@ static int status_code(uint8_t st)
     }
 }
 
-int spu_link_transact(spu_link *l, uint8_t type, const void *payload, size_t plen,
-                      void *reply, size_t cap, size_t *rlen)
+/* One request with at most `attempts` sends of the same frame (same seq). */
+static int transact_n(spu_link *l, uint8_t type, const void *payload, size_t plen, void *reply,
+                      size_t cap, size_t *rlen, int attempts)
 {
     if (plen > SPU_LINK_MAX_PAYLOAD || (plen && !payload))
         return SPU_EINVAL;
@@ -147,10 +171,20 @@ int spu_link_transact(spu_link *l, uint8_t type, const void *payload, size_t ple
         return SPU_EINVAL;
     enc[elen++] = 0;
 
-    for (int attempt = 0; attempt <= l->retries; attempt++) {
-        if (attempt)
+    l->stats_requests++;
+    for (int attempt = 0; attempt < attempts; attempt++) {
+        int rc;
+        if (attempt) {
+            /* a retry starts with a lone 0x00: whatever the device collected
+             * of a frame whose delimiter was lost is ended there (resync) */
+            static const uint8_t delim = 0;
             l->stats_retries++;
-        int rc = write_all(l->fd, enc, (size_t)elen);
+            l->streak = 0;
+            rc = write_all(l->fd, &delim, 1);
+            if (rc)
+                return rc;
+        }
+        rc = write_all(l->fd, enc, (size_t)elen);
         if (rc)
             return rc;
         const int64_t deadline = now_ms() + l->timeout_ms;
@@ -159,8 +193,13 @@ int spu_link_transact(spu_link *l, uint8_t type, const void *payload, size_t ple
             long n = next_frame(l, deadline, &used);
             if (n < 0)
                 return (int)n;
-            if (n == 0 && used == 0)
-                break;   /* timeout: send again */
+            if (n == 0 && used == 0) {
+                /* timeout: a reply still unterminated now lost its delimiter;
+                 * its bytes would only spoil the next one */
+                l->stats_timeouts++;
+                l->rx_len = 0;
+                break;   /* send again */
+            }
             long d = spu_cobs_decode(l->rx, (size_t)n, dec, sizeof dec);
             drop_bytes(l, used);
             if (n == 0)
@@ -174,13 +213,21 @@ int spu_link_transact(spu_link *l, uint8_t type, const void *payload, size_t ple
                            (uint32_t)dec[d - 2] << 16 | (uint32_t)dec[d - 1] << 24;
             if (spu_link_crc32(0, dec, (size_t)d - 4) != got) {
                 l->stats_bad_frames++;
-                break;   /* corrupted reply: send again at once */
+                /* a corrupted frame: send again at once, unless more bytes are
+                 * already waiting (the bad frame was a late one and the reply
+                 * may follow it) */
+                struct pollfd pf = { l->fd, POLLIN, 0 };
+                if (l->rx_len || poll(&pf, 1, 0) > 0)
+                    continue;
+                break;
             }
             if (dec[0] != (uint8_t)(type | LINK_RESP_BIT) || dec[1] != seq) {
                 l->stats_bad_frames++;   /* stale reply to an earlier attempt */
                 continue;
             }
             size_t body = (size_t)d - 7;
+            if (attempt == 0)
+                l->streak++;
             if (rlen)
                 *rlen = body;
             if (dec[2] != ST_OK)
@@ -193,6 +240,60 @@ int spu_link_transact(spu_link *l, uint8_t type, const void *payload, size_t ple
         }
     }
     return SPU_ETIMEDOUT;
+}
+
+int spu_link_transact(spu_link *l, uint8_t type, const void *payload, size_t plen,
+                      void *reply, size_t cap, size_t *rlen)
+{
+    return transact_n(l, type, payload, plen, reply, cap, rlen, l->retries + 1);
+}
+
+/* WRITE/READ of one chunk with adaptive framing: a frame of more than
+ * CHUNK_MIN data bytes gets one attempt, and when it fails the chunk size is
+ * halved and the request sent again (a new seq: WRITE and READ are
+ * idempotent); at CHUNK_MIN the full retry budget applies. After
+ * CHUNK_GROW_STREAK clean requests the size doubles again. *n is the size
+ * wanted on entry and the size moved on success. */
+static int data_chunk(spu_link *l, uint8_t type, uint32_t addr, const uint8_t *wdata,
+                      uint8_t *rdata, size_t *n)
+{
+    for (;;) {
+        size_t k = *n < l->chunk ? *n : l->chunk;
+        uint8_t pl[SPU_LINK_MAX_PAYLOAD];
+        size_t plen, got = 0;
+        for (int i = 0; i < 4; i++)
+            pl[i] = (uint8_t)(addr >> (8 * i));
+        if (type == CMD_WRITE) {
+            if (k)
+                memcpy(pl + 4, wdata, k);
+            plen = 4 + k;
+        } else {
+            pl[4] = (uint8_t)k;
+            pl[5] = (uint8_t)(k >> 8);
+            plen = 6;
+        }
+        const int shrinkable = k > CHUNK_MIN;
+        int rc = transact_n(l, type, pl, plen, rdata, type == CMD_READ ? k : 0, &got,
+                            shrinkable ? 1 : l->retries + 1);
+        if (rc == SPU_ETIMEDOUT && shrinkable) {
+            l->chunk = k / 2 > CHUNK_MIN ? k / 2 : CHUNK_MIN;
+            l->stats_retries++;
+            l->streak = 0;
+            continue;
+        }
+        if (rc == 0 && got != (type == CMD_READ ? k : 0))
+            rc = SPU_EPROTO;
+        if (rc)
+            return rc;
+        if (l->streak >= CHUNK_GROW_STREAK && l->chunk < SPU_LINK_MAX_PAYLOAD) {
+            l->chunk *= 2;
+            if (l->chunk > SPU_LINK_MAX_PAYLOAD)
+                l->chunk = SPU_LINK_MAX_PAYLOAD;
+            l->streak = 0;
+        }
+        *n = k;
+        return 0;
+    }
 }
 
 /* ---- commands ------------------------------------------------------------ */
@@ -228,7 +329,10 @@ int spu_link_ping(spu_link *l)
 int spu_link_info(spu_link *l, spu_info_t *info)
 {
     uint8_t b[INFO_WIRE_BYTES];
-    int rc = expect(l, CMD_INFO, NULL, 0, b, sizeof b);
+    size_t got = 0;
+    int rc = spu_link_transact(l, CMD_INFO, NULL, 0, b, sizeof b, &got);
+    if (rc == 0 && got != INFO_WIRE_BYTES && got != 48)
+        rc = SPU_EPROTO;
     if (rc)
         return rc;
     memset(info, 0, sizeof *info);
@@ -244,6 +348,7 @@ int spu_link_info(spu_link *l, spu_info_t *info)
     info->clock_hz = get32(b + 36);
     info->loop_depth = get32(b + 40);
     info->drain_lanes = get32(b + 44);
+    info->link_baud = got >= 52 ? get32(b + 48) : 0;
     /* sanity: a reply that passed its CRC but describes an impossible device */
     if (!info->rows || !info->cols || info->rows > 64 || info->cols > 64 ||
         info->word_bytes != (info->rows > info->cols ? info->rows : info->cols) ||
@@ -256,14 +361,10 @@ int spu_link_info(spu_link *l, spu_info_t *info)
 int spu_link_write(spu_link *l, uint32_t addr, const void *data, size_t len)
 {
     const uint8_t *p = data;
-    uint8_t pl[SPU_LINK_MAX_PAYLOAD];
-    const size_t chunk = SPU_LINK_MAX_PAYLOAD - 4;
+    const size_t max = SPU_LINK_MAX_PAYLOAD - 4;
     do {
-        size_t n = len < chunk ? len : chunk;
-        put32(pl, addr);
-        if (n)
-            memcpy(pl + 4, p, n);
-        int rc = expect(l, CMD_WRITE, pl, n + 4, NULL, 0);
+        size_t n = len < max ? len : max;
+        int rc = data_chunk(l, CMD_WRITE, addr, p, NULL, &n);
         if (rc)
             return rc;
         p += n;
@@ -276,14 +377,10 @@ int spu_link_write(spu_link *l, uint32_t addr, const void *data, size_t len)
 int spu_link_read(spu_link *l, uint32_t addr, void *data, size_t len)
 {
     uint8_t *p = data;
-    const size_t chunk = SPU_LINK_MAX_PAYLOAD - 1;   /* the reply also carries the status */
+    const size_t max = SPU_LINK_MAX_PAYLOAD - 1;   /* the reply also carries the status */
     while (len) {
-        size_t n = len < chunk ? len : chunk;
-        uint8_t pl[6];
-        put32(pl, addr);
-        pl[4] = (uint8_t)n;
-        pl[5] = (uint8_t)(n >> 8);
-        int rc = expect(l, CMD_READ, pl, sizeof pl, p, n);
+        size_t n = len < max ? len : max;
+        int rc = data_chunk(l, CMD_READ, addr, NULL, p, &n);
         if (rc)
             return rc;
         p += n;

@@ -20,8 +20,12 @@ typedef struct spu_link {
     uint8_t  seq;               /* seq of the last request sent */
     int      timeout_ms;        /* per attempt */
     int      retries;           /* extra attempts after a timeout / bad frame */
+    uint64_t stats_requests;    /* requests answered or given up, since open */
     uint64_t stats_retries;     /* attempts beyond the first, since open */
     uint64_t stats_bad_frames;  /* frames dropped: CRC, COBS, length, stale seq */
+    uint64_t stats_timeouts;    /* attempts that ended without a reply */
+    size_t   chunk;             /* WRITE/READ data bytes per frame: shrinks on faults */
+    int      streak;            /* requests answered at the first attempt, in a row */
     size_t   rx_len;            /* bytes of a partial encoded frame in rx */
     uint8_t  rx[2 * SPU_LINK_FRAME_MAX];
 } spu_link;
@@ -60,8 +64,14 @@ int spu_serial_open(const char *path, unsigned baud);
 /* Set an arbitrary baud rate with termios2/BOTHER. (serial_baud.c) */
 int spu_serial_set_baud(int fd, unsigned baud);
 
-/* Link options from a URI query: timeout=MS, retries=N. */
+/* Link options from a URI query: timeout=MS, retries=N. Returns 0, or
+ * SPU_EINVAL (with the reason in the URI's message buffer) for a bad value. */
 struct spu_uri;
-void spu_link_apply_uri(spu_link *l, const struct spu_uri *u);
+int spu_link_apply_uri(spu_link *l, const struct spu_uri *u);
+/* The URI keys spu_link_apply_uri understands (NULL-terminated). */
+#define SPU_LINK_URI_KEYS "timeout", "retries"
+
+/* Counters since open (spu_link_stats()). */
+void spu_link_get_stats(const spu_link *l, spu_link_stats_t *st);
 
 #endif

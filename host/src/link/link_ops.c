@@ -51,3 +51,8 @@ int spu_link_op_ping(void *impl)
 {
     return spu_link_ping(impl);
 }
+int spu_link_op_stats(void *impl, spu_link_stats_t *st)
+{
+    spu_link_get_stats(impl, st);
+    return 0;
+}

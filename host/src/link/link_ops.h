@@ -19,6 +19,7 @@ int  spu_link_op_counters(void *impl, spu_counters_t *c);
 int  spu_link_op_reset(void *impl);
 int  spu_link_op_ping(void *impl);
 int  spu_link_op_regs(void *impl, uint32_t regs[16]);
+int  spu_link_op_stats(void *impl, spu_link_stats_t *st);
 
 /* The members every link-protocol backend shares, for its spu_backend_ops
  * initializer after .scheme/.open/.close/.info. */
@@ -27,6 +28,7 @@ int  spu_link_op_regs(void *impl, uint32_t regs[16]);
     .ucode = spu_link_op_ucode, .args = spu_link_op_args,                      \
     .run = spu_link_op_run, .status = spu_link_op_status,                      \
     .counters = spu_link_op_counters, .reset = spu_link_op_reset,              \
-    .ping = spu_link_op_ping, .regs = spu_link_op_regs
+    .ping = spu_link_op_ping, .regs = spu_link_op_regs,                       \
+    .stats = spu_link_op_stats
 
 #endif

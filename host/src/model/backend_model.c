@@ -14,15 +14,11 @@
 
 static int param_u32(const spu_uri *u, const char *key, uint32_t *v)
 {
-    char buf[32];
-    if (!spu_uri_param(u, key, buf, sizeof buf))
-        return 0;
-    char *end;
-    unsigned long x = strtoul(buf, &end, 0);
-    if (*end || end == buf || x > 0xFFFFFFFFul)
-        return SPU_EINVAL;
-    *v = (uint32_t)x;
-    return 0;
+    long x;
+    int rc = spu_uri_long(u, key, 0, 0xFFFFFFFFL, &x);
+    if (rc > 0)
+        *v = (uint32_t)x;
+    return rc < 0 ? rc : 0;
 }
 
 static int model_open(void **impl, const spu_uri *u)
@@ -30,13 +26,21 @@ static int model_open(void **impl, const spu_uri *u)
     spu_model_config cfg;
     spu_model_config_default(&cfg);
     if (u->path[0])
-        return SPU_EINVAL;
+        return spu_uri_fail(u, SPU_EINVAL, "model takes no path ('model:%s'); options go after '?'",
+                            u->path);
     if (param_u32(u, "rows", &cfg.rows) || param_u32(u, "cols", &cfg.cols) ||
         param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
         param_u32(u, "lanes", &cfg.drain_lanes))
         return SPU_EINVAL;
-    return spu_model_create((spu_model **)impl, &cfg);
+    int rc = spu_model_create((spu_model **)impl, &cfg);
+    if (rc)
+        return spu_uri_fail(u, rc,
+                            "model configuration %ux%u, spad %u bytes in %u banks, ucode %u words, "
+                            "%u loops, %u lanes is impossible (docs/host-api.md lists the limits)",
+                            cfg.rows, cfg.cols, cfg.spad_bytes, cfg.spad_banks, cfg.ucode_words,
+                            cfg.loop_depth, cfg.drain_lanes);
+    return 0;
 }
 
 static void model_close(void *impl) { spu_model_free(impl); }
@@ -94,14 +98,36 @@ static int model_args(void *impl, const uint32_t *args, int n)
     return model_busy(impl) ? SPU_EBUSY : spu_model_set_args(impl, args, n);
 }
 
+/* A run executes in slices of this many instructions: RUN executes the first
+ * slice, each STATUS the next, so a run without a watchdog that never halts
+ * looks RUNNING to spu_wait (which times out) instead of hanging inside RUN,
+ * and RESET stops it -- as on a board. */
+#define MODEL_SLICE (1u << 20)
+
+static void model_advance(void *impl)
+{
+    for (uint32_t i = 0; i < MODEL_SLICE; i++)
+        if (!spu_model_step(impl))
+            break;
+}
+
 static int model_run(void *impl, uint32_t pc, uint32_t watchdog)
 {
-    return spu_model_run(impl, pc, watchdog);
+    if (model_busy(impl))
+        return SPU_EBUSY;
+    int rc = spu_model_start(impl, pc, watchdog);
+    if (rc == 0)
+        model_advance(impl);
+    return rc;
 }
 
 static int model_status(void *impl, spu_status_t *st)
 {
     spu_model_status(impl, st);
+    if (st->state == SPU_STATE_RUNNING) {
+        model_advance(impl);
+        spu_model_status(impl, st);
+    }
     return 0;
 }
 
@@ -145,4 +171,5 @@ const spu_backend_ops spu_backend_model = {
     .reset = model_reset,
     .ping = model_ping,
     .regs = model_regs,
+    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", NULL },
 };

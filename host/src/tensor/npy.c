@@ -9,6 +9,7 @@
  * with SPU_EFORMAT and a one-line reason.
  */
 #include "spu/npy.h"
+#include "spu/outfile.h"
 #include "spu/spu.h"
 
 #include <ctype.h>
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -348,12 +351,33 @@ int spu_npy_load(const char *path, spu_tensor *t, char *err, size_t errcap)
             snprintf(err, errcap, "%s: %s", path, strerror(errno));
         return SPU_EIO;
     }
-    size_t cap = 1 << 16, n = 0;
+    /* a regular file is read at its size; a pipe up to SPU_NPY_PIPE_MAX;
+     * anything else (/dev/zero, a directory, a tty) is refused */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
+        fclose(f);
+        if (err && errcap)
+            snprintf(err, errcap, "not a regular file or a pipe");
+        return SPU_EIO;
+    }
+    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 1 << 16, n = 0;
+    if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= SIZE_MAX / 2) {
+        fclose(f);
+        return SPU_ENOMEM;
+    }
     unsigned char *buf = malloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n, f);
-        if (n < cap || cap > SIZE_MAX / 2)
+        if (n < cap || ferror(f))
             break;
+        if (cap > SPU_NPY_PIPE_MAX) {
+            free(buf);
+            fclose(f);
+            if (err && errcap)
+                snprintf(err, errcap, "%s: more than %llu bytes from a pipe", path,
+                         (unsigned long long)SPU_NPY_PIPE_MAX);
+            return SPU_EFORMAT;
+        }
         cap *= 2;
         unsigned char *nb = realloc(buf, cap);
         if (!nb) {
@@ -410,9 +434,21 @@ static size_t build_header(const spu_tensor *t, char *h, size_t cap)
     return padded;
 }
 
-int spu_npy_save(const char *path, const spu_tensor *t)
+size_t spu_npy_header(const spu_tensor *t, char *h, size_t cap)
 {
-    if (!path || !t || (unsigned)t->dtype >= SPU_NPY_DTYPE_COUNT || t->ndim < 0 ||
+    if (!t || !h || (unsigned)t->dtype >= SPU_NPY_DTYPE_COUNT || t->ndim < 0 ||
+        t->ndim > SPU_TENSOR_MAX_DIMS)
+        return 0;
+    int ok;
+    size_t n = shape_numel(t->ndim, t->shape, &ok);
+    if (!ok || n > SIZE_MAX / dtypes[t->dtype].itemsize || (n && !t->data))
+        return 0;
+    return build_header(t, h, cap);
+}
+
+int spu_npy_write_fd(int fd, const spu_tensor *t)
+{
+    if (fd < 0 || !t || (unsigned)t->dtype >= SPU_NPY_DTYPE_COUNT || t->ndim < 0 ||
         t->ndim > SPU_TENSOR_MAX_DIMS)
         return SPU_EINVAL;
     int ok;
@@ -424,32 +460,36 @@ int spu_npy_save(const char *path, const spu_tensor *t)
     size_t hl = build_header(t, h, sizeof h);
     if (!hl)
         return SPU_EINVAL;
+    const char *parts[2] = { h, t->data };
+    size_t lens[2] = { hl, bytes };
+    for (int i = 0; i < 2; i++) {
+        const char *p = parts[i];
+        size_t left = lens[i];
+        while (left) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return SPU_EIO;
+            p += w;
+            left -= (size_t)w;
+        }
+    }
+    return 0;
+}
 
-    /* write next to the target, then rename: never a half-written file */
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp)
-        return SPU_ENOMEM;
-    snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return SPU_EIO;
+int spu_npy_save(const char *path, const spu_tensor *t)
+{
+    if (!path || !t)
+        return SPU_EINVAL;
+    spu_outfile *o;
+    int rc = spu_outfile_open(&o, path, NULL, 0);
+    if (rc)
+        return rc;
+    rc = spu_npy_write_fd(spu_outfile_fd(o), t);
+    if (rc) {
+        spu_outfile_abort(o);
+        return rc;
     }
-    fchmod(fd, 0644);   /* mkstemp creates 0600; a saved tensor is an ordinary file */
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return SPU_EIO;
-    }
-    int bad = fwrite(h, 1, hl, f) != hl || (bytes && fwrite(t->data, 1, bytes, f) != bytes);
-    bad |= fclose(f) != 0;
-    if (!bad && rename(tmp, path) != 0)
-        bad = 1;
-    if (bad)
-        unlink(tmp);
-    free(tmp);
-    return bad ? SPU_EIO : 0;
+    return spu_outfile_commit(o, NULL, 0);
 }

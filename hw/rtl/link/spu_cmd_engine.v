@@ -35,7 +35,8 @@ module spu_cmd_engine #(
     parameter [31:0]  FORMATS     = 32'h1,        // bit d: dtype code d (bit0 int8)
     parameter [31:0]  RTL_VERSION = 32'h00000100, // 0.1.0 as major<<16|minor<<8|patch
     parameter [31:0]  CLOCK_HZ    = 32'd12000000,
-    parameter integer CNT_WIDTH   = 64            // counter bits the core keeps (32..64)
+    parameter integer CNT_WIDTH   = 64,           // counter bits the core keeps (32..64)
+    parameter [31:0]  LINK_BAUD   = 32'd0         // UART rate for INFO (0: no UART PHY)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -88,13 +89,15 @@ module spu_cmd_engine #(
     endfunction
 
     localparam integer WORD_BYTES = (ROWS > COLS) ? ROWS : COLS;
-    localparam integer INFO_BYTES = 48;
+    localparam integer INFO_BYTES = 52;
     localparam integer SAW = clog2(SPAD_BYTES);     // scratchpad address bits
     localparam integer UAW = clog2(UCODE_WORDS);    // microcode address bits
     localparam integer BAW = clog2(LINK_MAX_PAYLOAD); // ring buffer address bits
-    // widths of the address sums: arg0's significant bits + an 11- or 9-bit count
-    localparam integer SK  = (SAW > 11) ? SAW : 11;
-    localparam integer UK  = (UAW > 9) ? UAW : 9;
+    // widths of the address sums: arg0's significant bits + an 11- or 9-bit count;
+    // one bit above the address width, so that an address equal to the size
+    // (a zero-length access at the very end, docs/protocol.md) is in range
+    localparam integer SK  = (SAW + 1 > 11) ? SAW + 1 : 11;
+    localparam integer UK  = (UAW + 1 > 9) ? UAW + 1 : 9;
     localparam integer CW  = CNT_WIDTH;
     // sized copies of the geometry for comparisons and the INFO record
     localparam [31:0]  P_ROWS  = ROWS;
@@ -198,8 +201,8 @@ module spu_cmd_engine #(
     //   UCODE  arg0 + n (words)  <= UCODE_WORDS  as arg0 + plen/4 <= UCODE_WORDS + 1
     wire [SK:0] spad_sum  = {1'b0, arg0[SK-1:0]} + {{(SK-10){1'b0}}, cnt_q};
     wire [UK:0] ucode_sum = {1'b0, arg0[UK-1:0]} + {{(UK-8){1'b0}}, cnt_q[10:2]};
-    wire        spad_hi_ok  = ((arg0 >> SAW) == 32'd0);
-    wire        ucode_hi_ok = ((arg0 >> UAW) == 32'd0);
+    wire        spad_hi_ok  = ((arg0 >> SK) == 32'd0);
+    wire        ucode_hi_ok = ((arg0 >> UK) == 32'd0);
 
     reg        known;
     reg        len_ok;
@@ -327,8 +330,8 @@ module spu_cmd_engine #(
     // ------------------------------------------------------------------
     // command sequencing
     // ------------------------------------------------------------------
-    wire [383:0] info_vec = {
-        P_LANES, P_LOOP, CLOCK_HZ, RTL_VERSION, SPU_ISA_HASH, FORMATS,
+    wire [415:0] info_vec = {
+        LINK_BAUD, P_LANES, P_LOOP, CLOCK_HZ, RTL_VERSION, SPU_ISA_HASH, FORMATS,
         P_UCODE, P_BANKS, P_SPAD, P_WORD, P_COLS, P_ROWS};
 
     reg [2:0]    status_q;

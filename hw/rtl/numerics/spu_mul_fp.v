@@ -17,7 +17,8 @@
 //   nan_o:   either operand NaN, or 0 x Inf;  inf_o: otherwise an Inf operand.
 //            In both cases sig_o = 0 and exp_o = 0 so the fields are canonical.
 //   sign_o is always the XOR of the operand signs (also for zero/Inf/NaN).
-// Purely combinational. C twin: spu_hw_mul_fp() in host/src/numerics_hw/.
+// Purely combinational: spu_mul_fp_pipe at STAGES = 0 (use that module for
+// a pipelined multiplier, docs/numerics-rtl.md). C twin: spu_hw_mul_fp() in host/src/numerics_hw/.
 `default_nettype none
 module spu_mul_fp #(
     parameter integer A_EXP  = 4,
@@ -32,52 +33,21 @@ module spu_mul_fp #(
 ) (
     input  wire [A_EXP+A_MAN:0] a_i,
     input  wire [B_EXP+B_MAN:0] b_i,
-    output reg                  sign_o,
-    output reg  [PE_W-1:0]      exp_o,
-    output reg  [SIG_W-1:0]     sig_o,
-    output reg                  zero_o,
-    output reg                  inf_o,
-    output reg                  nan_o
+    output wire                 sign_o,
+    output wire [PE_W-1:0]      exp_o,
+    output wire [SIG_W-1:0]     sig_o,
+    output wire                 zero_o,
+    output wire                 inf_o,
+    output wire                 nan_o
 );
-    localparam integer A_BIAS = (1 << (A_EXP - 1)) - 1;
-    localparam integer B_BIAS = (1 << (B_EXP - 1)) - 1;
-    // Exponent of the product LSB = ea + eb - OFFSET, ea/eb the effective
-    // (subnormal -> 1) biased exponents.
-    localparam integer OFFSET = A_BIAS + A_MAN + B_BIAS + B_MAN;
-
-    wire [A_EXP-1:0] a_e = a_i[A_EXP+A_MAN-1:A_MAN];
-    wire [A_MAN-1:0] a_m = a_i[A_MAN-1:0];
-    wire [B_EXP-1:0] b_e = b_i[B_EXP+B_MAN-1:B_MAN];
-    wire [B_MAN-1:0] b_m = b_i[B_MAN-1:0];
-
-    wire a_emax = &a_e;
-    wire b_emax = &b_e;
-    wire a_nan = (A_SPEC == 1) ? (a_emax & (|a_m)) : (A_SPEC == 2) ? (a_emax & (&a_m)) : 1'b0;
-    wire b_nan = (B_SPEC == 1) ? (b_emax & (|b_m)) : (B_SPEC == 2) ? (b_emax & (&b_m)) : 1'b0;
-    wire a_inf = (A_SPEC == 1) & a_emax & ~(|a_m);
-    wire b_inf = (B_SPEC == 1) & b_emax & ~(|b_m);
-    wire a_zero = ~(|a_e) & ~(|a_m);
-    wire b_zero = ~(|b_e) & ~(|b_m);
-
-    // Significands with the hidden bit (0 for subnormals and zero).
-    wire [A_MAN:0] a_sig = {|a_e, a_m};
-    wire [B_MAN:0] b_sig = {|b_e, b_m};
-    // Effective biased exponents, widened so the sum cannot wrap.
-    wire [PE_W-1:0] a_ee = {{(PE_W-A_EXP){1'b0}}, a_e | {{(A_EXP-1){1'b0}}, ~(|a_e)}};
-    wire [PE_W-1:0] b_ee = {{(PE_W-B_EXP){1'b0}}, b_e | {{(B_EXP-1){1'b0}}, ~(|b_e)}};
-    wire [PE_W-1:0] offset = OFFSET[PE_W-1:0];
-
-    always @* begin
-        sign_o = a_i[A_EXP+A_MAN] ^ b_i[B_EXP+B_MAN];
-        nan_o  = a_nan | b_nan | (a_inf & b_zero) | (b_inf & a_zero);
-        inf_o  = ~nan_o & (a_inf | b_inf);
-        zero_o = ~nan_o & ~inf_o & (a_zero | b_zero);
-        sig_o  = a_sig * b_sig;
-        exp_o  = a_ee + b_ee - offset;
-        if (nan_o | inf_o | zero_o) begin
-            sig_o = {SIG_W{1'b0}};
-            exp_o = {PE_W{1'b0}};
-        end
-    end
+    spu_mul_fp_pipe #(
+        .STAGES(0),
+        .A_EXP(A_EXP), .A_MAN(A_MAN), .A_SPEC(A_SPEC),
+        .B_EXP(B_EXP), .B_MAN(B_MAN), .B_SPEC(B_SPEC),
+        .SIG_W(SIG_W), .PE_W(PE_W)
+    ) u_core (
+        .clk_i(1'b0), .a_i(a_i), .b_i(b_i), .sign_o(sign_o), .exp_o(exp_o), .sig_o(sig_o),
+        .zero_o(zero_o), .inf_o(inf_o), .nan_o(nan_o)
+    );
 endmodule
 `default_nettype wire

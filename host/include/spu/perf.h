@@ -1,0 +1,200 @@
+/*
+ * perf.h -- the analytical performance model of the SPU (docs/perf-model.md).
+ *
+ * Closed form, no instruction-level simulation: device cycles of a GEMM from
+ * the per-instruction costs of docs/isa.md and the host's piece plan
+ * (spu_gemm_plan_make), link bytes and time from the frames that plan moves,
+ * end-to-end time and a roofline whose memory roof is the link. A hardware
+ * file (JSON) holds a configuration and its calibrated link/host parameters;
+ * spu_perf_fit() calibrates them by least squares from bench measurements.
+ * The model depends on the ISA tables and the gemm plan, never on a transport.
+ */
+#ifndef SPU_PERF_H
+#define SPU_PERF_H
+
+#include "spu/spu.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPU_PERF_MAX_PEAKS 8
+
+/* A hardware description. kind "spu": an SPU configuration (geometry as in
+ * INFO, device clock, link and host parameters). kind "roofline": any other
+ * accelerator, given by peak throughput per compute format and memory
+ * bandwidth (datasheet figures, cited in `source`). */
+typedef struct spu_perf_hw {
+    char     name[64];
+    char     kind[16];           /* "spu" | "roofline"                                    */
+    char     source[256];        /* where the figures come from                           */
+    /* spu geometry (INFO) */
+    uint32_t rows, cols, word_bytes, spad_bytes, spad_banks, ucode_words, drain_lanes;
+    double   clock_hz;           /* clock the configuration is built for: device_s        */
+    double   wall_clock_hz;      /* device cycles per wall-clock second (board: clock_hz;
+                                    a simulator: its simulation speed)                     */
+    /* link: stop-and-wait request/reply transactions */
+    double   link_bytes_per_s;   /* bytes per second on the wire (UART 8N1: baud / 10)    */
+    double   frame_overhead_s;   /* fixed cost per frame either way (input, not fitted)   */
+    double   txn_latency_s;      /* per request/reply turnaround (fitted)                 */
+    /* host */
+    double   host_s_per_piece;   /* packing, unpacking, calls per piece (fitted)          */
+    double   host_s_per_call;    /* fixed per GEMM call (fitted)                          */
+    /* roofline: peak operations per second by compute format, memory roof */
+    int      npeaks;
+    char     peak_fmt[SPU_PERF_MAX_PEAKS][16];
+    double   peak_ops[SPU_PERF_MAX_PEAKS];   /* ops/s (1 MAC = 2 ops)                     */
+    double   mem_bytes_per_s;    /* memory roof; for "spu" the link rate                  */
+} spu_perf_hw;
+
+/* The hardware of a device's INFO: geometry and clock from INFO (clock_hz = 0
+ * in INFO: 12 MHz for "model"/"sim" as their docs state, else the default
+ * board clock 24 MHz), link defaults of a 3 Mbaud UART, peak int8 =
+ * 2*rows*cols*clock. A hardware file (spu_perf_hw_load) overrides these. */
+void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *info);
+/* The geometry part of hw as an spu_info_t (for spu_gemm_plan_make). */
+void spu_perf_hw_to_info(const spu_perf_hw *hw, spu_info_t *info);
+/* Read / write a hardware file (JSON). Load starts from defaults (the sim
+ * 8x8 configuration) and takes every field present; unknown fields are
+ * ignored, wrong types and impossible values are SPU_EINVAL. err (may be
+ * NULL) receives a message. Save writes every field; extra_json (may be
+ * NULL), a JSON object, is merged in (e.g. the calibration record). */
+int  spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen);
+int  spu_perf_hw_save(const spu_perf_hw *hw, const char *path, const char *extra_json);
+/* Peak ops/s of hw for a compute format name ("int8", "bf16", ...); 0 if none. */
+double spu_perf_hw_peak(const spu_perf_hw *hw, const char *fmt);
+
+/* Prediction of one GEMM on an SPU configuration. */
+typedef struct spu_perf_gemm {
+    uint64_t macs;               /* M*N*K                                              */
+    uint64_t cycles;             /* device cycles (the CYCLES counter summed over pieces) */
+    uint64_t mac_active;         /* k-steps entering the array                         */
+    uint64_t stall_bank, stall_drain, instret;
+    uint64_t pieces;             /* device runs                                        */
+    uint64_t link_bytes;         /* link_rx + link_tx bytes the call moves             */
+    uint64_t payload_bytes;      /* operand and result bytes (A, B written; C read)    */
+    uint64_t transactions;       /* request/reply pairs                                */
+    uint64_t status_polls;       /* STATUS requests while waiting for pieces           */
+    double   device_s;           /* cycles / clock_hz                                  */
+    double   link_s;             /* link time                                          */
+    double   host_s;             /* host overhead                                      */
+    double   total_s;            /* end to end (stop-and-wait: the sum, plus the time
+                                    the host polls past the end of each run)            */
+    double   wall_s;             /* like total_s but device time at wall_clock_hz      */
+    double   board_s;            /* time on a board whose clock stops while it waits for
+                                    the host (the simulated board, sim?board=): runs at
+                                    clock_hz + every link byte at the link rate except
+                                    the STATUS polls that overlap a run; no latency, no
+                                    host time                                         */
+    double   poll_extra_s;       /* of wall_s: time the host sees runs end after they
+                                    ended (spu_wait's polling naps)                    */
+    double   utilization;        /* macs / (cycles * rows * cols)                      */
+    double   intensity;          /* ops (2*macs) per link byte                         */
+    double   peak_ops_s;         /* compute roof, ops/s                                */
+    double   roof_ops_s;         /* min(peak, intensity * link rate)                   */
+    const char *bound;           /* "compute" | "link"                                 */
+} spu_perf_gemm;
+
+/* Predict an int8 M x N x K GEMM (spu_gemm_i8) on hw. Returns 0, SPU_EINVAL
+ * (a zero size, hw not "spu"), or SPU_ENOTSUP (no plan fits). O(1) in the
+ * shape. */
+int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K,
+                          spu_perf_gemm *out);
+
+/* Device cycles of one piece of firmware/gemm_int8.s with mbi row blocks, nbi
+ * column blocks and kc k-steps, A panels from a_base and B panels from b_base
+ * (bank conflicts from the addresses), on hw. Exposed for tests. */
+uint64_t spu_perf_gemm_piece_cycles(const spu_perf_hw *hw, uint32_t mbi, uint32_t nbi,
+                                    uint32_t kc, uint32_t a_base, uint32_t b_base,
+                                    uint32_t panel_bytes);
+
+/* Bytes a request (payload plen) or reply (payload rlen, status byte
+ * included by the function) occupies on the wire: COBS of type, seq,
+ * payload, CRC-32, plus the 0x00 delimiter (the COBS overhead of a frame
+ * with a zero at least every 254 bytes). */
+uint64_t spu_perf_frame_bytes(uint64_t payload);
+
+/* One measurement of the calibration (spu bench gemm --sweep). */
+typedef struct spu_perf_sample {
+    uint32_t m, n, k;
+    double   wall_s;             /* measured wall time                                 */
+    uint64_t cycles;             /* measured device cycles                             */
+    uint64_t link_bytes;         /* measured link bytes                                */
+} spu_perf_sample;
+
+/* Fit hw's free parameters (link_bytes_per_s, txn_latency_s,
+ * host_s_per_piece, host_s_per_call; with SPU_PERF_FIT_CLOCK also
+ * wall_clock_hz, else hw->wall_clock_hz is taken as measured) to the samples'
+ * wall times by least squares of the relative error (non-negative: a
+ * parameter the data drive negative is fixed at 0 and the rest refitted; the
+ * polling delay computed from the model and iterated). Needs >= 5 samples.
+ * Returns 0 or SPU_EINVAL. rms_rel (may be NULL): root mean square relative
+ * error of the fit. */
+#define SPU_PERF_FIT_CLOCK 1u
+int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, unsigned flags,
+                 double *rms_rel);
+
+/* ---- transformer roofline ------------------------------------------------- */
+/* A decoder transformer, from a Hugging Face style config.json. */
+typedef struct spu_perf_tconfig {
+    char     name[64];
+    uint64_t hidden, layers, heads, kv_heads, ffn, vocab;
+    int      gated_mlp;          /* 1: gate+up+down (llama), 0: up+down (gpt2)          */
+} spu_perf_tconfig;
+
+int spu_perf_tconfig_load(spu_perf_tconfig *c, const char *path, char *err, size_t errlen);
+
+/* Bytes per element of a format name (int8 1, fp8/e4m3/e5m2 1, bf16/fp16 2,
+ * fp32 4, int4 0.5, mxfp8 33/32, mxfp6 25/32, mxfp4 17/32); 0 if unknown. */
+double spu_perf_fmt_bytes(const char *fmt);
+
+typedef struct spu_perf_op {
+    char     name[24];
+    uint64_t count;              /* instances in the phase (e.g. per layer x layers)    */
+    double   flops;              /* total over the instances                           */
+    double   bytes;              /* total memory traffic (weights, activations, KV)    */
+    double   intensity;          /* flops / bytes                                      */
+    double   time_s;             /* max(flops / peak, bytes / memory roof)             */
+    const char *bound;           /* "compute" | "memory"                               */
+} spu_perf_op;
+
+#define SPU_PERF_MAX_OPS 16
+typedef struct spu_perf_phase {
+    int         nops;
+    spu_perf_op ops[SPU_PERF_MAX_OPS];
+    double      flops, bytes, time_s;
+    double      kv_cache_bytes;  /* KV cache held after the phase                      */
+    double      weight_bytes;
+    double      tokens;          /* tokens produced/processed by the phase             */
+    double      peak_ops_s;      /* compute roof used (acts format)                    */
+} spu_perf_phase;
+
+/* Roofline of one phase (decode = 0: prefill of seq tokens; decode = 1: one
+ * new token per sequence with seq tokens of context) on hw, with weights,
+ * activations and KV cache in the given formats (compute runs in acts).
+ * Returns 0, SPU_EINVAL (bad argument, unknown format) or SPU_ENOTSUP (hw
+ * has no peak for the acts format). */
+int spu_perf_transformer(const spu_perf_tconfig *c, const spu_perf_hw *hw, uint64_t batch,
+                         uint64_t seq, int decode, const char *wfmt, const char *afmt,
+                         const char *kvfmt, spu_perf_phase *out);
+
+/* ---- SCALE-Sim v2 export --------------------------------------------------- */
+/* Write DIR/spu.cfg (architecture: array ROWSxCOLS, os dataflow, SRAM sizes
+ * from the plan's A/B/C regions) and DIR/gemm.csv (one GEMM layer M, N, K),
+ * creating DIR. Returns 0, SPU_EINVAL or SPU_EIO. */
+int spu_perf_export_scalesim(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K,
+                             const char *dir);
+/* The compute cycles SCALE-Sim v2's output-stationary model reports for the
+ * same GEMM: ceil(M/R)*ceil(N/C) folds of (2R + C + K - 2) cycles. */
+uint64_t spu_perf_scalesim_cycles(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K);
+
+/* The project's git commit baked in at build time ("unknown" outside git). */
+const char *spu_perf_git_commit(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,312 @@
+/*
+ * perf_gemm.c -- closed-form prediction of spu_gemm_i8 on an SPU
+ * configuration (docs/perf-model.md): device cycles per piece from the
+ * instruction costs of docs/isa.md applied to firmware/gemm_int8.s, pieces
+ * from the host's own plan (spu_gemm_plan_make), link bytes from the frames
+ * the host library sends (host/src/link/link_client.c), and time.
+ */
+#include "spu/perf.h"
+#include "spu/gemm.h"
+#include "spu/isa.h"
+#include "spu_firmware.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Link constants from the one table. */
+enum {
+#define SPU_LINK_CONST(name, value) PERF_LINK_##name = (value),
+#include "spu_link.def"
+};
+
+/* Base costs of the instructions the kernel uses, from spu_isa.def. */
+enum {
+#define SPU_INSN(NAME, mn, op, fmt, cyc, summary) COST_##NAME = (cyc),
+#include "spu_isa.def"
+#undef SPU_INSN
+};
+
+/* Bytes on the wire of a frame carrying `payload` bytes after type and seq:
+ * COBS adds one code byte (and one more per 254 non-zero bytes in a row,
+ * which frames of operands rarely have), the delimiter one more. */
+uint64_t spu_perf_frame_bytes(uint64_t payload)
+{
+    return payload + 2 + 4 + 1 + 1;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* k-steps of one mm whose A and B words fall in the same bank. */
+static uint64_t conflicts(const spu_perf_hw *hw, uint64_t a0, uint64_t b0, uint64_t kc)
+{
+    const uint64_t bs = hw->spad_bytes / hw->spad_banks, wb = hw->word_bytes;
+    uint64_t k = 0, n = 0;
+    while (k < kc) {
+        const uint64_t a = a0 + k * wb, b = b0 + k * wb;
+        const uint64_t ba = a / bs, bb = b / bs;
+        /* steps until either stream crosses into its next bank */
+        uint64_t ka = div_up((ba + 1) * bs - a, wb), kb = div_up((bb + 1) * bs - b, wb);
+        uint64_t run = ka < kb ? ka : kb;
+        if (run > kc - k)
+            run = kc - k;
+        if (ba == bb)
+            n += run;
+        k += run;
+    }
+    return n;
+}
+
+static uint64_t drain_cycles(const spu_perf_hw *hw)
+{
+    const uint64_t L = hw->drain_lanes ? hw->drain_lanes : hw->cols;
+    return (uint64_t)hw->rows * (hw->cols / L) * div_up(L * 4 /* out=int32 */, hw->word_bytes);
+}
+
+static uint64_t sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+typedef struct piece_cost {
+    uint64_t cycles, stall_bank, stall_drain, instret;
+} piece_cost;
+
+/*
+ * firmware/gemm_int8.s, instruction by instruction (cost = base + extra):
+ *   cfg, mov, loop r5                       3 x 2
+ *   per row block:  mov, loop r6            2 x 2
+ *     per column block: mm  2 + E           E = kc + conflicts + R + C - 2
+ *                       st  2 + wait
+ *                       add, add            2 x 2
+ *   per row block:  add                     2
+ *   halt                                    2 + wait
+ * Waits (docs/isa.md timing rule, drain D cycles in the background): the
+ * first st of the piece none; an st after an st of the same row waits
+ * max(0, D - (E + 8)); the first st of a later row max(0, D - (E + 14));
+ * halt max(0, D - 8).
+ */
+static piece_cost piece(const spu_perf_hw *hw, uint64_t mbi, uint64_t nbi, uint64_t kc,
+                        uint64_t a_base, uint64_t b_base, uint64_t panel)
+{
+    piece_cost pc = { 0, 0, 0, 0 };
+    const uint64_t D = drain_cycles(hw), skew = (uint64_t)hw->rows + hw->cols - 2;
+    const uint64_t bs = hw->spad_bytes / hw->spad_banks;
+    const uint64_t body = COST_ST + COST_ADD + COST_ADD + COST_MM;   /* 8 */
+    const uint64_t row_gap = COST_ADD + COST_ADDI + COST_LOOP;        /* add, mov, loop */
+    const uint64_t tail = COST_ST + COST_ADD + COST_ADD + COST_ADD;   /* st .. halt     */
+    /* the bytes the A and B streams touch (panel: stride between panels) */
+    const uint64_t a_end = a_base + (mbi - 1) * panel + kc * hw->word_bytes,
+                   b_end = b_base + (nbi - 1) * panel + kc * hw->word_bytes;
+    const int uniform = a_base / bs == (a_end - 1) / bs && b_base / bs == (b_end - 1) / bs;
+    pc.instret = 3 + mbi * (2 + 4 * nbi + 1) + 1;
+    pc.cycles = COST_CFG + COST_ADDI + COST_LOOP + mbi * (COST_ADDI + COST_LOOP + COST_ADD) +
+                COST_HALT;
+    if (uniform) {
+        const uint64_t cf = a_base / bs == b_base / bs ? kc : 0;
+        const uint64_t E = kc + cf + skew;
+        const uint64_t w_in = sat_sub(D, E + body), w_row = sat_sub(D, E + body + row_gap);
+        const uint64_t w_h = sat_sub(D, tail);
+        pc.stall_bank = mbi * nbi * cf;
+        pc.stall_drain = mbi * (nbi - 1) * w_in + (mbi - 1) * w_row + w_h;
+        pc.cycles += mbi * nbi * (E + body) + pc.stall_drain;
+        return pc;
+    }
+    /* panels straddle banks (a plan no current geometry makes): the same
+     * timing rule, block by block */
+    uint64_t T = COST_CFG + COST_ADDI + COST_LOOP, drain_free = 0;
+    pc.stall_drain = 0;
+    for (uint64_t i = 0; i < mbi; i++) {
+        T += COST_ADDI + COST_LOOP;
+        for (uint64_t j = 0; j < nbi; j++) {
+            const uint64_t cf = conflicts(hw, a_base + i * panel, b_base + j * panel, kc);
+            pc.stall_bank += cf;
+            T += COST_MM + kc + cf + skew;
+            const uint64_t w = sat_sub(drain_free, T);
+            pc.stall_drain += w;
+            drain_free = T + w + D;
+            T += COST_ST + w + COST_ADD + COST_ADD;
+        }
+        T += COST_ADD;
+    }
+    const uint64_t w = sat_sub(drain_free, T);
+    pc.stall_drain += w;
+    pc.cycles = T + COST_HALT + w;
+    return pc;
+}
+
+uint64_t spu_perf_gemm_piece_cycles(const spu_perf_hw *hw, uint32_t mbi, uint32_t nbi,
+                                    uint32_t kc, uint32_t a_base, uint32_t b_base,
+                                    uint32_t panel_bytes)
+{
+    if (!hw || !mbi || !nbi || !kc || !hw->spad_banks || !hw->word_bytes)
+        return 0;
+    return piece(hw, mbi, nbi, kc, a_base, b_base, panel_bytes).cycles;
+}
+
+/* Link bytes of a WRITE / READ of n bytes, and their transactions. */
+static void write_cost(uint64_t n, uint64_t *bytes, uint64_t *txn)
+{
+    const uint64_t chunk = PERF_LINK_MAX_PAYLOAD - 4;
+    const uint64_t frames = n ? div_up(n, chunk) : 1;
+    *bytes += n + frames * (spu_perf_frame_bytes(4) + spu_perf_frame_bytes(1));
+    *txn += frames;
+}
+static void read_cost(uint64_t n, uint64_t *bytes, uint64_t *txn)
+{
+    const uint64_t chunk = PERF_LINK_MAX_PAYLOAD - 1;
+    const uint64_t frames = div_up(n, chunk);
+    *bytes += n + frames * (spu_perf_frame_bytes(6) + spu_perf_frame_bytes(1));
+    *txn += frames;
+}
+
+static double txn_s(const spu_perf_hw *hw, uint64_t bytes)
+{
+    if (!(hw->link_bytes_per_s > 0))
+        return 0;
+    return (double)bytes / hw->link_bytes_per_s + hw->txn_latency_s + 2 * hw->frame_overhead_s;
+}
+
+/* spu_wait's polling (host/src/core/device.c): a STATUS at once, then naps of
+ * 50 us doubling while below 5 ms. Returns the polls and the time from RUN's
+ * reply until the host sees the run done (>= run_s). */
+static uint64_t polls_for(double run_s, double status_s, double *seen_s)
+{
+    double t = status_s, nap = 50e-6;
+    uint64_t p = 1;
+    while (t < run_s && nap < 5e-3) {
+        t += nap + status_s;
+        nap *= 2;
+        p++;
+    }
+    if (t < run_s) {
+        const double step = nap + status_s;
+        const double more = ceil((run_s - t) / step);
+        t += more * step;
+        p += (uint64_t)more;
+    }
+    *seen_s = t;
+    return p;
+}
+
+int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K,
+                          spu_perf_gemm *out)
+{
+    if (!hw || !out || !M || !N || !K || strcmp(hw->kind, "spu") || !(hw->clock_hz > 0) ||
+        !(hw->link_bytes_per_s >= 0))
+        return SPU_EINVAL;
+    /* link_bytes_per_s = 0: no link (the in-process model device) */
+    const int has_link = hw->link_bytes_per_s > 0;
+    memset(out, 0, sizeof *out);
+    spu_info_t info;
+    spu_perf_hw_to_info(hw, &info);
+    spu_gemm_plan p;
+    int rc = spu_gemm_plan_make(&info, M, N, K, &p);
+    if (rc)
+        return rc;
+    const double wall_hz = hw->wall_clock_hz > 0 ? hw->wall_clock_hz : hw->clock_hz;
+    const uint64_t ncnt = SPU_CNT_COUNT, blk = (uint64_t)p.R * p.C * 4;
+    const uint64_t counters_req = spu_perf_frame_bytes(0),
+                   counters_rep = spu_perf_frame_bytes(2 + 8 * ncnt);
+    const uint64_t status_b = spu_perf_frame_bytes(0) + spu_perf_frame_bytes(1 + 14);
+    const double status_s = txn_s(hw, status_b);
+    out->macs = (uint64_t)M * N * K;
+
+    /* before the pieces: the first COUNTERS reply, the microcode */
+    uint64_t bytes = counters_rep, txn = 0, nwords = spu_fw_gemm_int8.nwords;
+    const uint64_t wchunk = (PERF_LINK_MAX_PAYLOAD - 4) / 4;
+    for (uint64_t w = nwords; ; ) {
+        const uint64_t k = w < wchunk ? w : wchunk;
+        bytes += spu_perf_frame_bytes(4 + 4 * k) + spu_perf_frame_bytes(1);
+        txn++;
+        w -= k;
+        if (!w)
+            break;
+    }
+    double seen_s = 0, seen_board_s = 0;
+    /* the pieces come in at most 2 x 2 x 2 kinds: full or last of k, rows, cols */
+    const uint32_t kfull = K / p.kc, krem = K % p.kc;
+    const uint32_t mfull = p.MB / p.mb, mrem = p.MB % p.mb;
+    const uint32_t nfull = p.NB / p.nb, nrem = p.NB % p.nb;
+    for (int ki = 0; ki < 2; ki++) {
+        const uint64_t kn = ki ? (krem != 0) : kfull, kc = ki ? krem : p.kc;
+        if (!kn)
+            continue;
+        const uint64_t panel = kc * p.wb;
+        for (int mi = 0; mi < 2; mi++) {
+            const uint64_t mn = mi ? (mrem != 0) : mfull, mbi = mi ? mrem : p.mb;
+            if (!mn)
+                continue;
+            /* A once per (k0, ib0) */
+            uint64_t ab = 0, at = 0;
+            write_cost(mbi * panel, &ab, &at);
+            bytes += kn * mn * ab;
+            txn += kn * mn * at;
+            out->payload_bytes += kn * mn * mbi * panel;
+            for (int ni = 0; ni < 2; ni++) {
+                const uint64_t nn = ni ? (nrem != 0) : nfull, nbi = ni ? nrem : p.nb;
+                if (!nn)
+                    continue;
+                const uint64_t cnt = kn * mn * nn;
+                const piece_cost pc = piece(hw, (uint32_t)mbi, (uint32_t)nbi, (uint32_t)kc,
+                                            p.a_base, p.b_base, (uint32_t)panel);
+                out->pieces += cnt;
+                out->cycles += cnt * pc.cycles;
+                out->stall_bank += cnt * pc.stall_bank;
+                out->stall_drain += cnt * pc.stall_drain;
+                out->instret += cnt * pc.instret;
+                out->mac_active += cnt * mbi * nbi * kc;
+                uint64_t b = 0, t = 0;
+                write_cost(nbi * panel, &b, &t);                    /* B          */
+                b += spu_perf_frame_bytes(4 * SPU_NARGS) + spu_perf_frame_bytes(1);   /* ARGS */
+                b += spu_perf_frame_bytes(8) + spu_perf_frame_bytes(1);              /* RUN  */
+                b += counters_req + counters_rep;                   /* COUNTERS   */
+                t += 3;
+                read_cost(mbi * nbi * blk, &b, &t);                 /* C          */
+                bytes += cnt * b;
+                txn += cnt * t;
+                out->payload_bytes += cnt * (nbi * panel + mbi * nbi * blk);
+                double s_wall = (double)pc.cycles / wall_hz, s_board = (double)pc.cycles / hw->clock_hz;
+                uint64_t polls = 0;
+                if (has_link) {
+                    polls = polls_for(s_wall, status_s, &s_wall);
+                    polls_for(s_board, status_s, &s_board);
+                }
+                out->status_polls += cnt * polls;
+                seen_s += (double)cnt * s_wall;
+                seen_board_s += (double)cnt * s_board;
+            }
+        }
+    }
+    bytes += counters_req;   /* the closing COUNTERS request */
+    txn += 1;                /* the first COUNTERS (the closing one's reply is outside) */
+    if (!has_link)
+        bytes = txn = 0;
+    out->link_bytes = bytes + out->status_polls * status_b;
+    out->transactions = txn + out->status_polls;
+
+    const double RC = (double)hw->rows * hw->cols;
+    out->device_s = (double)out->cycles / hw->clock_hz;
+    /* link time of everything but the STATUS polls, which overlap the runs */
+    const double link_other = has_link ? (double)bytes / hw->link_bytes_per_s +
+                                         (double)txn * (hw->txn_latency_s + 2 * hw->frame_overhead_s)
+                                       : 0;
+    out->link_s = link_other + (double)out->status_polls * status_s;
+    out->host_s = (double)out->pieces * hw->host_s_per_piece + hw->host_s_per_call;
+    out->total_s = seen_board_s + link_other + out->host_s;
+    out->wall_s = seen_s + link_other + out->host_s;
+    out->poll_extra_s = seen_s - (double)out->cycles / wall_hz;
+    out->board_s = out->device_s +
+                   (has_link ? (double)(bytes + out->pieces * status_b) / hw->link_bytes_per_s : 0);
+    out->utilization = (double)out->macs / ((double)out->cycles * RC);
+    out->intensity = out->link_bytes ? 2.0 * (double)out->macs / (double)out->link_bytes : INFINITY;
+    out->peak_ops_s = 2.0 * RC * hw->clock_hz;
+    const double link_roof = has_link ? out->intensity * hw->link_bytes_per_s : INFINITY;
+    out->roof_ops_s = link_roof < out->peak_ops_s ? link_roof : out->peak_ops_s;
+    out->bound = out->link_s > out->device_s ? "link" : "compute";
+    return 0;
+}
+
+uint64_t spu_perf_scalesim_cycles(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K)
+{
+    if (!hw || !hw->rows || !hw->cols)
+        return 0;
+    const uint64_t folds = div_up(M, hw->rows) * div_up(N, hw->cols);
+    return folds * (2ull * hw->rows + hw->cols + K - 2);
+}

@@ -1,0 +1,339 @@
+/*
+ * exec.c -- run a parsed graph on a batch of images: the fp32 reference path
+ * and the int8 path (GEMMs on the device, the rest on the host).
+ *
+ * Quantization (docs/runtime.md): every GEMM input is quantized per tensor,
+ * symmetric, q = clamp(rne(x / s), -127, 127) with the calibrated scale s of
+ * the graph; weights per output channel (scale max|W[n]| / 127). The device
+ * returns int32 sums; the host requantizes them, y = (float)acc * (s * ws[n])
+ * + bias[n], in float -- a named host step ("node:requant").
+ */
+#include "runtime_internal.h"
+#include "spu/gemm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ectx {
+    const spu_net *net;
+    spu_device    *dev;     /* NULL: fp32 reference */
+    spu_net_stats *st;
+    size_t         node;
+} ectx;
+
+static void hash_i32(spu_net_stats *st, const int32_t *v, size_t n)
+{
+    uint64_t h = st->result_hash;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t u = (uint32_t)v[i];
+        for (int b = 0; b < 4; b++) {
+            h ^= (u >> (8 * b)) & 0xffu;
+            h *= 0x100000001b3ull;
+        }
+    }
+    st->result_hash = h;
+}
+
+/* int8 GEMM on the device + accounting: C = A x B, A [M][K], B [K][N]. */
+static int dev_gemm(ectx *e, size_t M, size_t N, size_t K, const int8_t *A, const int8_t *B, int32_t *C)
+{
+    spu_gemm_stats gs;
+    int rc = spu_gemm_i8(e->dev, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, B, C, NULL, &gs);
+    if (rc)
+        return rc;
+    if (e->st) {
+        spu_net_node_stats *ns = &e->st->node[e->node];
+        ns->cycles += gs.cycles;
+        ns->link_bytes += gs.link_bytes;
+        ns->macs += gs.macs;
+        ns->gemms++;
+        e->st->cycles += gs.cycles;
+        e->st->link_bytes += gs.link_bytes;
+        e->st->macs += gs.macs;
+        e->st->gemms++;
+        hash_i32(e->st, C, M * N);
+    }
+    return 0;
+}
+
+/* out[M][N] = in[M][K] x W^T + bias, fp32 or int8 on the device. */
+static int gemm_w(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, size_t M, float *out)
+{
+    const size_t N = g->N, K = g->K;
+    if (!e->dev) {
+        for (size_t i = 0; i < M; i++) {
+            float *o = out + i * N;
+            for (size_t n = 0; n < N; n++)
+                o[n] = 0.0f;
+            for (size_t k = 0; k < K; k++) {
+                const float a = in[i * K + k];
+                const float *w = g->wt + k * N;
+                for (size_t n = 0; n < N; n++)
+                    o[n] += a * w[n];
+            }
+            for (size_t n = 0; n < N; n++)
+                o[n] += g->bias[n];
+        }
+        return 0;
+    }
+    int8_t *qa = malloc(M * K);
+    int32_t *acc = malloc(M * N * sizeof *acc);
+    int rc = SPU_ENOMEM;
+    if (qa && acc) {
+        spu_op_quantize(in, qa, M * K, in_scale);                       /* host: quantize */
+        if (!(rc = dev_gemm(e, M, N, K, qa, g->wq, acc)))
+            for (size_t i = 0; i < M; i++)                              /* host: requant  */
+                for (size_t n = 0; n < N; n++)
+                    out[i * N + n] = (float)acc[i * N + n] * g->sc[n] + g->bias[n];
+    }
+    free(qa);
+    free(acc);
+    return rc;
+}
+
+/* out[M][N] = A[M][K] x B[K][N] of two activations (attention), each
+ * quantized per tensor with its own scale on the int8 path. */
+static int gemm_aa(ectx *e, const float *A, float sa, const float *B, float sb, size_t M, size_t N,
+                   size_t K, float *out)
+{
+    if (!e->dev) {
+        for (size_t i = 0; i < M; i++) {
+            float *o = out + i * N;
+            for (size_t n = 0; n < N; n++)
+                o[n] = 0.0f;
+            for (size_t k = 0; k < K; k++)
+                for (size_t n = 0; n < N; n++)
+                    o[n] += A[i * K + k] * B[k * N + n];
+        }
+        return 0;
+    }
+    int8_t *qa = malloc(M * K), *qb = malloc(K * N);
+    int32_t *acc = malloc(M * N * sizeof *acc);
+    int rc = SPU_ENOMEM;
+    if (qa && qb && acc) {
+        spu_op_quantize(A, qa, M * K, sa);
+        spu_op_quantize(B, qb, K * N, sb);
+        if (!(rc = dev_gemm(e, M, N, K, qa, qb, acc))) {
+            const float s = sa * sb;
+            for (size_t i = 0; i < M * N; i++)
+                out[i] = (float)acc[i] * s;
+        }
+    }
+    free(qa);
+    free(qb);
+    free(acc);
+    return rc;
+}
+
+static int run_conv(ectx *e, const rt_node *n, const float *x, size_t B, float *y)
+{
+    const size_t Kd = n->g[0].K, P = n->OH * n->OW, OC = n->g[0].N;
+    const size_t in_sz = n->C * n->H * n->W;
+    float *cols = malloc(B * P * Kd * sizeof *cols);
+    float *o = malloc(B * P * OC * sizeof *o);
+    int rc = SPU_ENOMEM;
+    if (cols && o) {
+        for (size_t b = 0; b < B; b++)                                  /* host: im2col */
+            spu_op_im2col(x + b * in_sz, cols + b * P * Kd, n->C, n->H, n->W, n->k, n->kw,
+                          n->stride, n->pad);
+        if (!(rc = gemm_w(e, &n->g[0], n->in_scale, cols, B * P, o))) {
+            for (size_t b = 0; b < B; b++) {
+                const float *ob = o + b * P * OC;
+                float *yb = y + b * P * OC;
+                if (n->kind == RT_PATCH) {       /* tokens [T][D] + pos (host: pos_add) */
+                    for (size_t i = 0; i < P * OC; i++)
+                        yb[i] = ob[i] + n->pos[i];
+                } else {                         /* [P][OC] -> [OC][OH][OW]            */
+                    for (size_t p = 0; p < P; p++)
+                        for (size_t c = 0; c < OC; c++)
+                            yb[c * P + p] = ob[p * OC + c];
+                }
+            }
+        }
+    }
+    free(cols);
+    free(o);
+    return rc;
+}
+
+static int run_attention(ectx *e, const rt_node *n, const float *x, size_t B, float *y)
+{
+    const size_t T = n->T, D = n->D, H = n->heads, dh = D / H;
+    float *qkv = malloc(B * T * 3 * D * sizeof *qkv);
+    float *o = malloc(B * T * D * sizeof *o);
+    float *q = malloc(T * dh * sizeof *q), *kt = malloc(dh * T * sizeof *kt);
+    float *v = malloc(T * dh * sizeof *v), *s = malloc(T * T * sizeof *s);
+    float *oh = malloc(T * dh * sizeof *oh);
+    int rc = SPU_ENOMEM;
+    if (!qkv || !o || !q || !kt || !v || !s || !oh)
+        goto out;
+    if ((rc = gemm_w(e, &n->g[0], n->in_scale, x, B * T, qkv)))
+        goto out;
+    const float inv_sqrt = 1.0f / sqrtf((float)dh);
+    for (size_t b = 0; b < B; b++)
+        for (size_t h = 0; h < H; h++) {
+            const float *r = qkv + b * T * 3 * D;
+            for (size_t t = 0; t < T; t++)                              /* host: split_heads */
+                for (size_t j = 0; j < dh; j++) {
+                    q[t * dh + j] = r[t * 3 * D + h * dh + j];
+                    kt[j * T + t] = r[t * 3 * D + D + h * dh + j];
+                    v[t * dh + j] = r[t * 3 * D + 2 * D + h * dh + j];
+                }
+            if ((rc = gemm_aa(e, q, n->q_scale, kt, n->k_scale, T, T, dh, s)))
+                goto out;
+            for (size_t i = 0; i < T * T; i++)
+                s[i] *= inv_sqrt;
+            spu_op_softmax(s, s, T, T);                                 /* host: softmax */
+            if ((rc = gemm_aa(e, s, n->p_scale, v, n->v_scale, T, dh, T, oh)))
+                goto out;
+            for (size_t t = 0; t < T; t++)
+                memcpy(o + (b * T + t) * D + h * dh, oh + t * dh, dh * sizeof *oh);
+        }
+    rc = gemm_w(e, &n->g[1], n->o_scale, o, B * T, y);
+out:
+    free(qkv);
+    free(o);
+    free(q);
+    free(kt);
+    free(v);
+    free(s);
+    free(oh);
+    return rc;
+}
+
+static int run_node(ectx *e, const rt_node *n, float *const *buf, size_t B)
+{
+    const spu_net *net = e->net;
+    const rt_tensor *ti = &net->tensors[n->in[0]], *to = &net->tensors[n->out];
+    const float *x = buf[n->in[0]];
+    float *y = buf[n->out];
+    const size_t ni = ti->numel * B;
+    switch (n->kind) {
+    case RT_FLATTEN:
+        memcpy(y, x, ni * sizeof *x);
+        return 0;
+    case RT_RELU:
+        spu_op_relu(x, y, ni);
+        return 0;
+    case RT_GELU:
+        spu_op_gelu(x, y, ni);
+        return 0;
+    case RT_SOFTMAX:
+        spu_op_softmax(x, y, ni / n->D, n->D);
+        return 0;
+    case RT_LAYERNORM:
+        spu_op_layernorm(x, y, ni / n->D, n->D, n->gamma, n->beta, n->eps);
+        return 0;
+    case RT_ADD: {
+        const float *x2 = buf[n->in[1]];
+        for (size_t i = 0; i < ni; i++)
+            y[i] = x[i] + x2[i];
+        return 0;
+    }
+    case RT_MAXPOOL:
+        for (size_t b = 0; b < B; b++)
+            spu_op_maxpool2d(x + b * ti->numel, y + b * to->numel, ti->shape[0], ti->shape[1],
+                             ti->shape[2], n->k, n->stride);
+        return 0;
+    case RT_TOKEN_MEAN: {
+        const size_t T = ti->shape[0], D = ti->shape[1];
+        for (size_t b = 0; b < B; b++)
+            for (size_t d = 0; d < D; d++) {
+                float s = 0.0f;
+                for (size_t t = 0; t < T; t++)
+                    s += x[(b * T + t) * D + d];
+                y[b * D + d] = s / (float)T;
+            }
+        return 0;
+    }
+    case RT_DENSE:
+        return gemm_w(e, &n->g[0], n->in_scale, x, ni / n->g[0].K, y);
+    case RT_CONV2D: case RT_PATCH:
+        return run_conv(e, n, x, B, y);
+    case RT_ATTENTION:
+        return run_attention(e, n, x, B, y);
+    default:
+        return SPU_EINVAL;
+    }
+}
+
+static int run_batch(ectx *e, const float *images, size_t B, float *logits)
+{
+    const spu_net *net = e->net;
+    float **buf = calloc(net->ntensors, sizeof *buf);
+    int rc = buf ? 0 : SPU_ENOMEM;
+    for (size_t i = 1; !rc && i < net->ntensors; i++)
+        if (!(buf[i] = malloc(net->tensors[i].numel * B * sizeof **buf)))
+            rc = SPU_ENOMEM;
+    if (!rc) {
+        buf[0] = (float *)images;
+        for (size_t i = 0; !rc && i < net->nnodes; i++) {
+            e->node = i;
+            rc = run_node(e, &net->nodes[i], buf, B);
+        }
+        if (!rc)
+            memcpy(logits, buf[net->output], net->tensors[net->output].numel * B * sizeof *logits);
+    }
+    if (buf)
+        for (size_t i = 1; i < net->ntensors; i++)
+            free(buf[i]);
+    free(buf);
+    return rc;
+}
+
+/* Images per batch: the GEMMs' M grows with it (fewer device runs per image),
+ * memory stays small. */
+#define RT_BATCH 64
+
+static int run_all(ectx *e, const float *images, size_t n, float *logits)
+{
+    if (!e->net || (n && (!images || !logits)))
+        return SPU_EINVAL;
+    const size_t isz = spu_net_input_size(e->net), osz = spu_net_output_size(e->net);
+    for (size_t i = 0; i < n; i += RT_BATCH) {
+        const size_t B = n - i < RT_BATCH ? n - i : RT_BATCH;
+        int rc = run_batch(e, images + i * isz, B, logits + i * osz);
+        if (rc)
+            return rc;
+        if (e->st)
+            e->st->images += B;
+    }
+    return 0;
+}
+
+int spu_net_run_fp32(const spu_net *net, const float *images, size_t n, float *logits)
+{
+    ectx e = { .net = net };
+    return run_all(&e, images, n, logits);
+}
+
+int spu_net_run_int8(const spu_net *net, spu_device *dev, const float *images, size_t n,
+                     float *logits, spu_net_stats *st)
+{
+    if (!dev)
+        return SPU_EINVAL;
+    if (st && st->nnodes != spu_net_nodes(net))
+        return SPU_EINVAL;
+    ectx e = { .net = net, .dev = dev, .st = st };
+    return run_all(&e, images, n, logits);
+}
+
+int spu_net_stats_init(spu_net_stats *st, const spu_net *net)
+{
+    if (!st || !net)
+        return SPU_EINVAL;
+    memset(st, 0, sizeof *st);
+    st->result_hash = 0xcbf29ce484222325ull;
+    st->nnodes = net->nnodes;
+    st->node = calloc(net->nnodes, sizeof *st->node);
+    return st->node ? 0 : SPU_ENOMEM;
+}
+
+void spu_net_stats_free(spu_net_stats *st)
+{
+    if (!st)
+        return;
+    free(st->node);
+    memset(st, 0, sizeof *st);
+}

@@ -1,0 +1,73 @@
+/*
+ * runtime_internal.h -- the model runner's private structures (net.c parses
+ * a graph into them, exec.c runs them).
+ */
+#ifndef SPU_RUNTIME_INTERNAL_H
+#define SPU_RUNTIME_INTERNAL_H
+
+#include "spu/npy.h"
+#include "spu/runtime.h"
+
+enum rt_kind {
+    RT_FLATTEN, RT_DENSE, RT_CONV2D, RT_PATCH, RT_ATTENTION, RT_RELU, RT_GELU,
+    RT_SOFTMAX, RT_LAYERNORM, RT_MAXPOOL, RT_ADD, RT_TOKEN_MEAN, RT_OP_COUNT
+};
+
+/* A row of the op lowering table. */
+typedef struct rt_op_desc {
+    int         kind;
+    const char *name;       /* "op" in the graph file                        */
+    int         nin;        /* inputs                                        */
+    int         device;     /* 1: its GEMMs run on the device (spu_gemm_i8)  */
+    const char *host[6];    /* host steps of an int8 run, NULL-terminated    */
+} rt_op_desc;
+
+extern const rt_op_desc rt_ops[RT_OP_COUNT];
+
+/* Weights of one GEMM: out[M][N] = in[M][K] x W^T + bias. */
+typedef struct rt_gemm_w {
+    size_t  N, K;
+    float  *wt;             /* fp32 W^T [K][N]                          */
+    int8_t *wq;             /* int8 W^T [K][N]                          */
+    float  *ws;             /* per-output-channel weight scale [N]      */
+    float  *sc;             /* in_scale * ws[n]: the requant factor [N] */
+    float  *bias;           /* [N]                                      */
+} rt_gemm_w;
+
+typedef struct rt_tensor {
+    char  *name;
+    int    ndim;
+    size_t shape[3];
+    size_t numel;           /* per image */
+} rt_tensor;
+
+typedef struct rt_node {
+    int    kind;
+    char  *name;
+    int    in[2], out;      /* tensor indices */
+    /* attributes */
+    size_t k, kw, stride, pad, heads;
+    size_t C, H, W, OH, OW, T, D;
+    float  eps;
+    float  in_scale, q_scale, k_scale, v_scale, p_scale, o_scale;
+    /* weights */
+    rt_gemm_w g[2];         /* dense/conv/patch: g[0]; attention: qkv g[0], proj g[1] */
+    float *gamma, *beta;    /* layernorm */
+    float *pos;             /* patch_embed: [T][D] */
+    /* host steps "name:step" */
+    size_t nhost;
+    char  *host_names;
+} rt_node;
+
+struct spu_net {
+    char      *name;
+    rt_tensor *tensors;     /* [0] is the input */
+    size_t     ntensors;
+    rt_node   *nodes;
+    size_t     nnodes;
+    int        output;
+    const char **host_list;
+    size_t     nhost;
+};
+
+#endif

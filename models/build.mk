@@ -1,0 +1,25 @@
+# models/build.mk -- the trained Fashion-MNIST networks of `spu infer`
+# (docs/runtime.md).
+#   make weights      retrain the three models (fp32, PyTorch on 1 CPU thread)
+#                     and rewrite models/<name>/graph.json + .npy
+#   make run-infer    short demo on sim: each model on a few test images,
+#                     bit-exact against the model
+# The test data is Debian's dataset-fashion-mnist.
+
+DEBS += dataset-fashion-mnist
+# only `make weights` needs these (PyTorch with OpenBLAS; Debian's default
+# reference BLAS makes training ~10x slower)
+WEIGHTS_DEBS := python3-torch python3-numpy libopenblas0-serial
+WEIGHTS_ENV  := LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-serial OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# images per model: about a minute on sim for the three
+RUN_INFER_IMAGES ?= fmnist-mlp:32 fmnist-cnn:8 fmnist-vit:8
+
+.PHONY: weights run-infer
+weights: deps
+	@$(MAKE) --no-print-directory deps DEBS="$(WEIGHTS_DEBS)"
+	$(WEIGHTS_ENV) /usr/bin/python3 models/train.py --out models
+
+run-infer: deps all
+	@for mi in $(RUN_INFER_IMAGES); do \
+	  $(BUILD)/bin/spu infer --model $${mi%%:*} --device $(RUN_DEVICE) --images $${mi##*:} || exit 1; \
+	done

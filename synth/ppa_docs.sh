@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# synth/ppa_docs.sh NUMDIR DOC IMGDIR -- put the numerics PPA study into the
+# docs (make ppa-docs): NUMDIR/report.csv (make ppa-numerics) becomes the
+# Markdown table between the markers <!-- ppa-table:begin/end --> of DOC,
+# NUMDIR/mac48_up5k.tsv the table between <!-- ppa-mac48:begin/end -->, and
+# the charts are copied to IMGDIR. Nothing in those blocks is typed by hand.
+set -euo pipefail
+num=${1:?usage: synth/ppa_docs.sh NUMDIR DOC IMGDIR}
+doc=${2:?usage: synth/ppa_docs.sh NUMDIR DOC IMGDIR}
+img=${3:?usage: synth/ppa_docs.sh NUMDIR DOC IMGDIR}
+[ -f "$num/report.csv" ] || { echo "ppa_docs: $num/report.csv missing (make ppa-numerics)"; exit 1; }
+mkdir -p "$img"
+cp "$num"/*.png "$num"/*.svg "$img"/ 2>/dev/null || true
+
+table=$(mktemp); mac=$(mktemp)
+trap 'rm -f "$table" "$mac"' EXIT
+{
+    echo "| unit | device | stages | latency (cycles) | Fmax (MHz) | LCs | DSPs | results/s per LC | status |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
+    awk -F, '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["kind"] == "unit" {
+        printf "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", $col["name"], $col["device"],
+            $col["stages"], $col["latency_cycles"], $col["fmax_mhz"], $col["lcs"], $col["dsps"],
+            ($col["results_per_s_per_lc"] == "" ? "" : sprintf("%.0f", $col["results_per_s_per_lc"])),
+            $col["status"]
+    }' "$num/report.csv"
+} > "$table"
+if [ -f "$num/mac48_up5k.tsv" ]; then
+    {
+        echo "| unit | clock (MHz) | stages | latency (cycles) | Fmax (MHz) | LCs | DSPs | elements | LCs per element |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        awk -F'\t' 'NR > 1 { printf "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$num/mac48_up5k.tsv"
+    } > "$mac"
+fi
+
+splice() {  # MARKER FILE: replace the block between the markers with FILE
+    local m=$1 f=$2
+    grep -q "<!-- $m:begin -->" "$doc" || { echo "ppa_docs: marker <!-- $m:begin --> not in $doc"; exit 1; }
+    awk -v m="$m" -v f="$f" '
+    $0 == "<!-- " m ":begin -->" { print; while ((getline l < f) > 0) print l; skip = 1; next }
+    $0 == "<!-- " m ":end -->" { skip = 0 }
+    !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+}
+splice ppa-table "$table"
+[ -s "$mac" ] && splice ppa-mac48 "$mac"
+echo "ppa_docs: $(($(wc -l < "$table") - 2)) rows -> $doc, charts -> $img"

@@ -1,0 +1,183 @@
+// test_sim_board.cc -- the board-shaped simulators (spu-sim-icebreaker,
+// spu-sim-hx8k: spu_board_spu with the board's parameters, UART at the
+// board's clocks per bit) and the simulated-time side channel (docs/sim.md):
+// INFO says the board's geometry, clock and baud; a GEMM is bit- and
+// cycle-exact with the reference model of the same shape; every link byte
+// costs the board 10 bit times of its clock, and nothing else is hidden.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "spu/compare.h"
+#include "spu/gemm.h"
+#include "spu/spu.h"
+}
+
+namespace {
+
+// The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md).
+const char *kBoardModel = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1";
+constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 3000000, kCpb = 8;
+
+struct Dev {
+    spu_device *d = nullptr;
+    explicit Dev(const std::string &uri) { EXPECT_EQ(spu_open(&d, uri.c_str()), 0) << uri; }
+    ~Dev() { spu_close(d); }
+};
+
+class BoardSim : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
+{
+    Dev s(std::string("sim?board=") + GetParam());
+    ASSERT_NE(s.d, nullptr);
+    spu_info_t in;
+    ASSERT_EQ(spu_info(s.d, &in), 0);
+    EXPECT_EQ(in.rows, 4u);
+    EXPECT_EQ(in.cols, 4u);
+    EXPECT_EQ(in.spad_bytes, 8192u);
+    EXPECT_EQ(in.spad_banks, 2u);
+    EXPECT_EQ(in.ucode_words, 256u);
+    EXPECT_EQ(in.drain_lanes, 1u);
+    EXPECT_EQ(in.clock_hz, kBoardClock);
+    EXPECT_EQ(in.link_baud, kBoardBaud);
+    spu_sim_time_t t;
+    ASSERT_EQ(spu_sim_time(s.d, &t), 0);
+    EXPECT_EQ(t.clock_hz, kBoardClock);
+    EXPECT_EQ(t.clks_per_bit, kCpb);
+    EXPECT_GT(t.cycles, 0u);
+}
+
+// GEMMs on the board simulator against the reference model built with the
+// board's geometry: same result bytes, same device cycles, same end state
+// (status, every counter, the whole scratchpad).
+TEST_P(BoardSim, GemmIsBitAndCycleExactWithTheBoardShapedModel)
+{
+    Dev s(std::string("sim?board=") + GetParam()), m(kBoardModel);
+    ASSERT_NE(s.d, nullptr);
+    ASSERT_NE(m.d, nullptr);
+    std::mt19937 rng(12);
+    const uint32_t shapes[][3] = {{4, 4, 4}, {7, 5, 13}, {20, 12, 33}, {40, 36, 70}};
+    for (auto &sh : shapes) {
+        const uint32_t M = sh[0], N = sh[1], K = sh[2];
+        std::vector<int8_t> A(M * K), B(K * N);
+        for (auto &x : A)
+            x = (int8_t)rng();
+        for (auto &x : B)
+            x = (int8_t)rng();
+        std::vector<int32_t> cs(M * N), cm(M * N), cr(M * N);
+        spu_gemm_stats ss{}, ms{};
+        spu_gemm_opts o{};
+        o.check_model = 1;
+        ASSERT_EQ(spu_gemm_i8(s.d, M, N, K, A.data(), B.data(), cs.data(), &o, &ss), 0);
+        ASSERT_EQ(spu_gemm_i8(m.d, M, N, K, A.data(), B.data(), cm.data(), nullptr, &ms), 0);
+        spu_gemm_i8_reference(M, N, K, A.data(), B.data(), cr.data());
+        EXPECT_EQ(cs, cr) << M << "x" << N << "x" << K;
+        EXPECT_EQ(cm, cr);
+        EXPECT_EQ(ss.cycles, ms.cycles) << M << "x" << N << "x" << K;
+        EXPECT_EQ(ss.cycles, ss.model_cycles);
+        EXPECT_EQ(ss.pieces, ms.pieces);
+        char what[256] = "";
+        EXPECT_EQ(spu_compare_devices(s.d, m.d, 0, 8192, what, sizeof what), 0) << what;
+    }
+}
+
+// The simulated time of a transaction is the board's: 10 bit times of 8
+// clocks for every link byte each way (8N1 at 24 MHz / 3 Mbaud), plus the
+// engine's own few cycles. Checked on WRITE/READ (bytes dominate) and on a
+// GEMM (link + RUN-to-halt cycles + a bounded per-transaction overhead).
+TEST_P(BoardSim, LinkCyclesAreAccountedFor)
+{
+    Dev s(std::string("sim?board=") + GetParam());
+    ASSERT_NE(s.d, nullptr);
+    spu_sim_time_t t0, t1;
+    std::vector<uint8_t> data(1000);
+    for (size_t i = 0; i < data.size(); i++)
+        data[i] = (uint8_t)(i * 13 + 1);
+    ASSERT_EQ(spu_sim_time(s.d, &t0), 0);
+    ASSERT_EQ(spu_write(s.d, 100, data.data(), data.size()), 0);
+    ASSERT_EQ(spu_sim_time(s.d, &t1), 0);
+    uint64_t in = t1.bytes_in - t0.bytes_in, out = t1.bytes_out - t0.bytes_out;
+    // frame: type, seq, addr u32, 1000 data, crc u32 -> COBS (+1..+5) and the 0 delimiter
+    EXPECT_GE(in, 1011u);
+    EXPECT_LE(in, 1017u);
+    EXPECT_GE(out, 8u);   // reply: type, seq, status, crc, COBS, delimiter
+    EXPECT_LE(out, 10u);
+    uint64_t dc = t1.cycles - t0.cycles, line = 10 * kCpb * (in + out);
+    EXPECT_GE(dc, line);
+    EXPECT_LE(dc, line + 2 * (in + out) + 200) << "cycles beyond the bytes' bit times";
+    std::printf("[ info     ] %s WRITE 1000: %llu cycles, %llu + %llu link bytes (%llu bit-time cycles)\n",
+                GetParam(), (unsigned long long)dc, (unsigned long long)in, (unsigned long long)out,
+                (unsigned long long)line);
+    EXPECT_DOUBLE_EQ(t1.seconds, (double)t1.cycles / kBoardClock);
+
+    std::vector<uint8_t> back(data.size());
+    ASSERT_EQ(spu_sim_time(s.d, &t0), 0);
+    ASSERT_EQ(spu_read(s.d, 100, back.data(), back.size()), 0);
+    ASSERT_EQ(spu_sim_time(s.d, &t1), 0);
+    EXPECT_EQ(back, data);
+    in = t1.bytes_in - t0.bytes_in;
+    out = t1.bytes_out - t0.bytes_out;
+    EXPECT_GE(out, 1008u);
+    dc = t1.cycles - t0.cycles;
+    line = 10 * kCpb * (in + out);
+    EXPECT_GE(dc, line);
+    EXPECT_LE(dc, line + 4 * (in + out) + 200);
+    std::printf("[ info     ] %s READ 1000: %llu cycles, %llu + %llu link bytes (%llu bit-time cycles)\n",
+                GetParam(), (unsigned long long)dc, (unsigned long long)in, (unsigned long long)out,
+                (unsigned long long)line);
+
+    // a GEMM: every cycle is a link bit time, a device cycle (RUN to halt) or
+    // one of a few engine cycles per transaction
+    std::vector<int8_t> A(24 * 40, 3), B(40 * 20, -5);
+    std::vector<int32_t> C(24 * 20);
+    spu_gemm_stats gs{};
+    ASSERT_EQ(spu_sim_time(s.d, &t0), 0);
+    ASSERT_EQ(spu_gemm_i8(s.d, 24, 20, 40, A.data(), B.data(), C.data(), nullptr, &gs), 0);
+    ASSERT_EQ(spu_sim_time(s.d, &t1), 0);
+    EXPECT_EQ(C[0], 40 * 3 * -5);
+    in = t1.bytes_in - t0.bytes_in;
+    out = t1.bytes_out - t0.bytes_out;
+    EXPECT_GE(in + out, gs.link_bytes) << "the board saw fewer bytes than the host counted";
+    dc = t1.cycles - t0.cycles;
+    line = 10 * kCpb * (in + out);
+    EXPECT_GE(dc, line + gs.cycles);
+    EXPECT_LE(dc, line + gs.cycles + 4 * (in + out) + 200 * gs.pieces * 8) << "unaccounted cycles";
+    std::printf("[ info     ] %s GEMM 24x20x40: %llu cycles = %llu bit-time + %llu device + %lld other\n",
+                GetParam(), (unsigned long long)dc, (unsigned long long)line,
+                (unsigned long long)gs.cycles, (long long)(dc - line - gs.cycles));
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, BoardSim, ::testing::Values("icebreaker", "hx8k"));
+
+// The 8x8 simulator keeps its byte port and says its own numbers.
+TEST(Sim8x8, InfoAndSimTime)
+{
+    Dev s("sim");
+    ASSERT_NE(s.d, nullptr);
+    spu_info_t in;
+    ASSERT_EQ(spu_info(s.d, &in), 0);
+    EXPECT_EQ(in.rows, 8u);
+    EXPECT_EQ(in.clock_hz, 12000000u);
+    EXPECT_EQ(in.link_baud, 3000000u);   // its UART (--uart): 4 clocks per bit
+    spu_sim_time_t t;
+    ASSERT_EQ(spu_sim_time(s.d, &t), 0);
+    EXPECT_EQ(t.clks_per_bit, 0u);   // byte port: one byte per cycle at most
+    EXPECT_GT(t.bytes_out, 0u);
+}
+
+TEST(SimTime, OtherDevicesSayNotSupported)
+{
+    Dev m("model");
+    spu_sim_time_t t;
+    EXPECT_EQ(spu_sim_time(m.d, &t), SPU_ENOTSUP);
+    spu_device *d = nullptr;
+    EXPECT_EQ(spu_open(&d, "sim?board=nosuchboard"), SPU_EINVAL);
+    EXPECT_EQ(spu_open(&d, "sim?board=icebreaker&trace=/tmp/x.fst"), SPU_ENOTSUP);
+}
+
+}  // namespace
