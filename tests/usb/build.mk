@@ -31,7 +31,9 @@ $(USB_PEER): tests/usb/spu_usbredir_peer.c
 
 # Guest binaries: libftdi1 and libusb linked statically (no libudev.a exists:
 # libudev.so.1, libc and the loader are copied in by mkinitramfs.sh).
-USB_GUEST_LIBS := -Wl,-Bstatic -lftdi1 -lusb-1.0 -Wl,-Bdynamic -l:libudev.so.1 -lm -lutil -lpthread -lcjson
+# (recursive: whatever else libspu links, e.g. -lz, comes from LIBSPU_LIBS)
+USB_GUEST_LIBS = -Wl,-Bstatic -lftdi1 -lusb-1.0 -Wl,-Bdynamic -l:libudev.so.1 \
+                 $(filter-out -lftdi1 -lusb-1.0,$(LIBSPU_LIBS))
 $(USB_DIR)/guest/spu: $(CLI_OBJS) $(LIBSPU_A)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(CLI_OBJS) $(LIBSPU_A) $(USB_GUEST_LIBS)
