@@ -34,9 +34,12 @@ $(BUILD)/tools/spu_gen: $(GEN_TOOL_SRCS) $(ISA_DEFS) $(wildcard host/include/spu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(INCLUDES) -o $@ $(GEN_TOOL_SRCS) -lm
 
+# Replaced only when its text changes: every Verilated model depends on it,
+# and spu_gen is rebuilt whenever any host header changes.
 $(BUILD)/gen/spu_isa.vh: $(BUILD)/tools/spu_gen $(ISA_DEFS)
 	@mkdir -p $(dir $@)
-	$(BUILD)/tools/spu_gen verilog > $@.tmp && mv $@.tmp $@
+	$(BUILD)/tools/spu_gen verilog > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(BUILD)/gen/fw_%.c: firmware/%.s $(BUILD)/tools/spu_gen
 	@mkdir -p $(dir $@)

@@ -73,6 +73,10 @@ void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
     hw->drain_lanes = in->drain_lanes ? in->drain_lanes : in->cols;
     hw->clock_hz = in->clock_hz ? in->clock_hz : 12e6;
     hw->wall_clock_hz = hw->clock_hz;
+    if (in->link_baud) {   /* a UART the device reports: 8N1, 10 bit times a byte */
+        hw->link_bytes_per_s = in->link_baud / 10.0;
+        set_str(hw->source, sizeof hw->source, "INFO of the device (clock, UART baud)");
+    }
     if (!strcmp(in->device, "model")) {   /* in process: no link */
         hw->link_bytes_per_s = 0;
         set_str(hw->source, sizeof hw->source, "INFO of the in-process model (no link)");
