@@ -13,6 +13,8 @@
 
 /* `spu bench gemm` (bench_gemm.c), a row of cmd_bench.c's table. */
 int spu_bench_gemm(int argc, char **argv);
+/* `spu bench formats` (bench_formats.c), a row of cmd_bench.c's table. */
+int spu_bench_formats(int argc, char **argv);
 
 /* Print "spu <cmd>: message" to stderr (printf-style) and return 2 (usage) */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -25,6 +25,7 @@ static const struct {
 } benches[] = {
     { "numerics", bench_numerics, "f32 -> bf16/e4m3/e5m2/mxfp8_e4m3/mxfp4_e2m1 GB/s vs memcpy" },
     { "gemm",     spu_bench_gemm, "int8 GEMM shape sweep on a device: cycles, model, utilization" },
+    { "formats",  spu_bench_formats, "one GEMM in every format the device carries: error vs fp64, cycles, PPA" },
 };
 
 static void usage(FILE *f)

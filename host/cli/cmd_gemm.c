@@ -1,40 +1,129 @@
 /*
- * cmd_gemm.c -- `spu gemm`: run an int8 GEMM on a device through libspu and
- * check it bit for bit against a plain triple loop.
+ * cmd_gemm.c -- `spu gemm`: run a GEMM on a device through libspu and check
+ * it bit for bit: int8 against a plain triple loop, e4m3 / e5m2 against an
+ * exact-arithmetic evaluation of docs/numerics.md "Datapath numerics" (and,
+ * off the model, every piece against the C model); float runs also report
+ * the error against an fp64 GEMM of the unquantized inputs.
  */
 #include "cli.h"
 #include "spu/gemm.h"
 #include "spu/npy.h"
+#include "spu/numerics.h"
 #include "spu/spu.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* dtype codes of hw/isa/spu_cfg.def (isa.h's names clash with numerics.h) */
+enum {
+#define SPU_DTYPE(n, k, c, b, a) DT_##n = (c),
+#include "spu_cfg.def"
+    DT_END_
+};
+
 static const char usage[] =
-    "usage: spu gemm [--device URI] --m M --n N --k K [--dtype int8]\n"
-    "                [--seed S | --a A.npy --b B.npy] [--out C.npy] [--json]\n"
+    "usage: spu gemm [--device URI] --m M --n N --k K [--dtype int8|e4m3|e5m2]\n"
+    "                [--out-dtype int32|f32] [--seed S | --a A.npy --b B.npy [--codes]]\n"
+    "                [--out C.npy] [--json]\n"
     "\n"
-    "Runs C = A x B on the device (A: MxK int8, B: KxN int8, C: MxN int32,\n"
-    "row-major), compares C with a plain C triple loop and exits 0 only when\n"
-    "they are equal. With --a/--b the shape comes from the files (--m/--n/--k\n"
-    "may be given and must then agree). Off the model device every piece is\n"
-    "also replayed on the reference model (model_cycles, bit-exact check).\n"
+    "Runs C = A x B on the device (A: MxK, B: KxN, C: MxN, row-major) and exits\n"
+    "0 only when C is bit-exact: int8 -> int32 against a plain C triple loop;\n"
+    "e4m3 / e5m2 (and int8 -> f32) against an exact evaluation of the device's\n"
+    "documented semantics (exact sum, one RNE rounding to f32: docs/numerics.md\n"
+    "\"Datapath numerics\"). Off the model device every piece is also replayed\n"
+    "on the reference model (model_cycles, bit-exact check).\n"
+    "Float dtypes take float32 .npy inputs, quantized by the numerics library\n"
+    "(RNE, saturating), or with --codes uint8 .npy raw codes; random operands\n"
+    "(--seed) are float32 uniform in [-4, 4) then quantized. Their --json adds\n"
+    "max_abs_err, rel_rms_err and sqnr_db against an fp64 GEMM of the\n"
+    "unquantized inputs. With --a/--b the shape comes from the files.\n"
     "\n"
-    "  --device URI   model (default, or $SPU_DEVICE), sim, serial:PATH?baud=N\n"
-    "  --seed S       random operands from seed S (default 1)\n"
-    "  --out FILE     write C as an int32 .npy\n"
-    "  --json         one JSON object: device m n k dtype bitexact cycles\n"
-    "                 model_cycles macs utilization link_bytes wall_s pieces ...\n"
-    "                 retries (link frames sent again after faults)\n"
-    "                 (simulators also sim_cycles sim_s clock_hz: the simulated\n"
-    "                 board's time for the call, link included; docs/sim.md)\n";
+    "  --device URI     model (default, or $SPU_DEVICE), sim, serial:PATH?baud=N\n"
+    "  --dtype T        operand dtype (default int8); the device must carry it\n"
+    "  --out-dtype T    int32 (int8 only, the default there) or f32 (default for floats)\n"
+    "  --codes          --a/--b hold raw codes (uint8 .npy) of --dtype\n"
+    "  --seed S         random operands from seed S (default 1)\n"
+    "  --out FILE       write C as an int32 or float32 .npy\n"
+    "  --json           one JSON object: device m n k dtype out_dtype bitexact cycles\n"
+    "                   model_cycles macs utilization link_bytes wall_s pieces ...\n"
+    "                   retries (link frames sent again after faults)\n"
+    "                   (simulators also sim_cycles sim_s clock_hz: the simulated\n"
+    "                   board's time for the call, link included; docs/sim.md)\n";
 
 /* Host memory a GEMM may take (A + B + C + reference C), checked before allocating. */
 #define GEMM_HOST_MAX ((uint64_t)4 << 30)
+
+typedef struct dtype_name {
+    const char *key;
+    int dt;
+    spu_fmt fmt;
+} dtype_name;
+static const dtype_name dtypes[] = {
+    { "int8", DT_INT8, SPU_FMT_INT8 },
+    { "e4m3", DT_E4M3, SPU_FMT_E4M3 },
+    { "e5m2", DT_E5M2, SPU_FMT_E5M2 },
+};
+
+/* The documented device result of one dot product of float codes: the
+ * exact sum (each product decoded by the library, exact in double, summed
+ * as an integer multiple of 2^-60), NaN / Inf rules, one RNE rounding to
+ * f32 (written here, independent of the model's datapath code). */
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+static float exact_dot(spu_fmt f, const uint8_t *a, size_t sa, const uint8_t *b, size_t sb, size_t n)
+{
+    int nan = 0, pinf = 0, ninf = 0;
+    i128 s = 0;
+    for (size_t k = 0; k < n; k++) {
+        double x = spu_num_to_f32(f, a[k * sa]), y = spu_num_to_f32(f, b[k * sb]);
+        if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
+            nan = 1;
+            continue;
+        }
+        double p = x * y;
+        if (isinf(p)) {
+            if (p > 0) pinf = 1;
+            else       ninf = 1;
+            continue;
+        }
+        s += (i128)ldexp(p, 60);
+    }
+    if (nan || (pinf && ninf))
+        return NAN;
+    if (pinf || ninf)
+        return pinf ? INFINITY : -INFINITY;
+    if (s == 0)
+        return 0.0f;
+    int neg = s < 0;
+    u128 mag = neg ? (u128)(-s) : (u128)s;
+    int msb = 127;
+    while (!((mag >> msb) & 1))
+        msb--;
+    uint64_t q = (uint64_t)mag;
+    int e = -60;
+    if (msb > 23) {
+        int sh = msb - 23;
+        u128 rem = mag & ((((u128)1) << sh) - 1), half = ((u128)1) << (sh - 1);
+        q = (uint64_t)(mag >> sh);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+        e = sh - 60;
+    }
+    float r = ldexpf((float)q, e);
+    return neg ? -r : r;
+}
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -44,15 +133,15 @@ static uint64_t splitmix64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static int load_matrix(const char *path, spu_tensor *t, const char *what)
+static int load_matrix(const char *path, spu_tensor *t, const char *what, int want)
 {
     char err[256];
     int rc = spu_npy_load(path, t, err, sizeof err);
     if (rc)
         return cli_fail("gemm", "%s: %s: %s", what, path, err);
-    if (t->dtype != SPU_NPY_INT8 || t->ndim != 2) {
-        cli_fail("gemm", "%s: %s: need a 2-D int8 array, got %d-D %s", what, path, t->ndim,
-                 spu_npy_dtype_name(t->dtype));
+    if ((int)t->dtype != want || t->ndim != 2) {
+        cli_fail("gemm", "%s: %s: need a 2-D %s array, got %d-D %s", what, path,
+                 spu_npy_dtype_name((spu_npy_dtype)want), t->ndim, spu_npy_dtype_name(t->dtype));
         spu_tensor_free(t);
         return 1;
     }
@@ -67,11 +156,13 @@ int spu_cmd_gemm(int argc, char **argv)
         { "dtype", required_argument, 0, 't' },  { "seed", required_argument, 0, 's' },
         { "a", required_argument, 0, 'A' },      { "b", required_argument, 0, 'B' },
         { "out", required_argument, 0, 'o' },    { "json", no_argument, 0, 'j' },
+        { "out-dtype", required_argument, 0, 'O' }, { "codes", no_argument, 0, 'c' },
         { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 },
     };
     const char *device = cli_default_device(), *apath = NULL, *bpath = NULL, *out = NULL;
     uint64_t dims[3] = { 0, 0, 0 }, seed = 1;
-    int have[3] = { 0, 0, 0 }, json = 0, c, have_seed = 0;
+    int have[3] = { 0, 0, 0 }, json = 0, c, codes = 0, out_dt = -1, have_seed = 0;
+    const dtype_name *dt = &dtypes[0];
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -84,9 +175,20 @@ int spu_cmd_gemm(int argc, char **argv)
             break;
         }
         case 't':
-            if (strcmp(optarg, "int8"))
-                return cli_usage_error("gemm", "unsupported --dtype '%s' (supported: int8)", optarg);
+            dt = NULL;
+            for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+                if (!strcmp(optarg, dtypes[i].key))
+                    dt = &dtypes[i];
+            if (!dt)
+                return cli_usage_error("gemm", "unsupported --dtype '%s' (supported: int8 e4m3 e5m2)", optarg);
             break;
+        case 'O':
+            if (!strcmp(optarg, "int32")) out_dt = DT_INT32;
+            else if (!strcmp(optarg, "f32")) out_dt = DT_F32;
+            else
+                return cli_usage_error("gemm", "unsupported --out-dtype '%s' (supported: int32 f32)", optarg);
+            break;
+        case 'c': codes = 1; break;
         case 's':
             if (cli_parse_u64(optarg, &seed))
                 return cli_usage_error("gemm", "--seed needs an unsigned integer, got '%s'", optarg);
@@ -104,13 +206,23 @@ int spu_cmd_gemm(int argc, char **argv)
         return cli_usage_error("gemm", "unexpected argument '%s'", argv[optind]);
     if (!apath != !bpath)
         return cli_usage_error("gemm", "--a and --b go together");
+
+    const int is_float = dt->dt != DT_INT8;
+    if (out_dt < 0)
+        out_dt = is_float ? DT_F32 : DT_INT32;
+    if (out_dt == DT_INT32 && is_float)
+        return cli_usage_error("gemm", "--out-dtype int32 needs --dtype int8 (float inputs give f32)");
+    if (codes && (!is_float || !apath))
+        return cli_usage_error("gemm", "--codes needs a float --dtype and --a/--b");
     if (cli_check_output("gemm", out))
         return 1;
     if (apath && have_seed)
         return cli_usage_error("gemm", "--seed makes random operands; it cannot go with --a/--b");
+    /* bytes per operand element on the host: the code, and for floats the float32 input */
+    const uint64_t opb = is_float ? 5 : 1;
     if (!apath && have[0] && have[1] && have[2]) {
         /* refuse before allocating anything: A, B, C and the reference C */
-        const uint64_t need = dims[0] * dims[2] + dims[2] * dims[1] + 8 * dims[0] * dims[1];
+        const uint64_t need = opb * (dims[0] * dims[2] + dims[2] * dims[1]) + 8 * dims[0] * dims[1];
         if (need > GEMM_HOST_MAX)
             return cli_usage_error("gemm", "%" PRIu64 "x%" PRIu64 "x%" PRIu64 " needs %.1f GiB of host memory "
                                    "for A, B and two copies of C; the limit is %.0f GiB",
@@ -119,10 +231,12 @@ int spu_cmd_gemm(int argc, char **argv)
     }
 
     spu_tensor ta = { 0 }, tb = { 0 };
-    int8_t *A = NULL, *B = NULL;
+    uint8_t *A = NULL, *B = NULL;            /* operand codes, one per byte */
+    float *Af = NULL, *Bf = NULL;            /* unquantized float inputs (float dtypes) */
     int ret = 1;
     if (apath) {
-        if (load_matrix(apath, &ta, "--a") || load_matrix(bpath, &tb, "--b")) {
+        const int want = !is_float ? SPU_NPY_INT8 : codes ? SPU_NPY_UINT8 : SPU_NPY_FLOAT32;
+        if (load_matrix(apath, &ta, "--a", want) || load_matrix(bpath, &tb, "--b", want)) {
             spu_tensor_free(&ta);
             return 1;
         }
@@ -149,24 +263,48 @@ int spu_cmd_gemm(int argc, char **argv)
                      dims[0], dims[1], GEMM_HOST_MAX / 1073741824.0);
             goto done;
         }
+    } else if (!have[0] || !have[1] || !have[2]) {
+        return cli_usage_error("gemm", "--m, --n and --k are required without --a/--b");
+    }
+    const uint32_t M = (uint32_t)dims[0], N = (uint32_t)dims[1], K = (uint32_t)dims[2];
+    const size_t sa = (size_t)M * K, sb = (size_t)K * N;
+    if (apath && !is_float) {
+        A = ta.data;
+        B = tb.data;
+    } else if (apath && codes) {
         A = ta.data;
         B = tb.data;
     } else {
-        if (!have[0] || !have[1] || !have[2])
-            return cli_usage_error("gemm", "--m, --n and --k are required without --a/--b");
-        size_t sa = (size_t)dims[0] * dims[2], sb = (size_t)dims[2] * dims[1];
-        A = malloc(sa ? sa : 1);
-        B = malloc(sb ? sb : 1);
+        A = malloc(sa);
+        B = malloc(sb);
         if (!A || !B) {
             cli_fail("gemm", "out of memory");
             goto done;
         }
-        uint64_t st = seed;
-        for (size_t i = 0; i < sa; i++) A[i] = (int8_t)(splitmix64(&st) >> 56);
-        for (size_t i = 0; i < sb; i++) B[i] = (int8_t)(splitmix64(&st) >> 56);
+        if (is_float) {
+            if (apath) {
+                Af = ta.data;
+                Bf = tb.data;
+            } else {
+                Af = malloc(sa * sizeof *Af);
+                Bf = malloc(sb * sizeof *Bf);
+                if (!Af || !Bf) {
+                    cli_fail("gemm", "out of memory");
+                    goto done;
+                }
+                uint64_t st = seed;
+                for (size_t i = 0; i < sa; i++) Af[i] = (float)((splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
+                for (size_t i = 0; i < sb; i++) Bf[i] = (float)((splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
+            }
+            for (size_t i = 0; i < sa; i++) A[i] = (uint8_t)spu_from_f32(dt->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
+            for (size_t i = 0; i < sb; i++) B[i] = (uint8_t)spu_from_f32(dt->fmt, Bf[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
+        } else {
+            uint64_t st = seed;
+            for (size_t i = 0; i < sa; i++) A[i] = (uint8_t)(splitmix64(&st) >> 56);
+            for (size_t i = 0; i < sb; i++) B[i] = (uint8_t)(splitmix64(&st) >> 56);
+        }
     }
-    const uint32_t M = (uint32_t)dims[0], N = (uint32_t)dims[1], K = (uint32_t)dims[2];
-    int32_t *C = malloc((size_t)M * N * sizeof *C), *R = malloc((size_t)M * N * sizeof *R);
+    uint32_t *C = malloc((size_t)M * N * sizeof *C), *R = malloc((size_t)M * N * sizeof *R);
     spu_device *dev = NULL;
     if (!C || !R) {
         cli_fail("gemm", "out of memory");
@@ -182,40 +320,101 @@ int spu_cmd_gemm(int argc, char **argv)
     /* simulators: the simulated board's time for the whole call, link included (docs/sim.md) */
     spu_sim_time_t st0, st1;
     const int have_sim = spu_sim_time(dev, &st0) == 0;
-    rc = spu_gemm_i8(dev, M, N, K, A, B, C, &go, &s);
+    if (!is_float && out_dt == DT_INT32)
+        rc = spu_gemm_i8(dev, M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)C, &go, &s);
+    else
+        rc = spu_gemm(dev, (unsigned)dt->dt, (unsigned)out_dt, M, N, K, A, B, C, &go, &s);
     const int have_simt = have_sim && rc == 0 && spu_sim_time(dev, &st1) == 0;
     if (rc) {
         spu_status_t st;
         if (rc == SPU_ETRAP && spu_status(dev, &st) == 0)
             cli_fail("gemm", "device trapped: %s at pc %u", spu_trap_name(st.trap), st.pc);
+        else if (rc == SPU_ENOTSUP && !(info.formats & (1u << dt->dt)))
+            cli_fail("gemm", "%s does not carry %s (INFO formats 0x%x)", device, dt->key, info.formats);
+        else if (rc == SPU_ENOTSUP && out_dt == DT_F32)
+            cli_fail("gemm", "on %s: f32 output needs K in one scratchpad piece (K = %u is too large, "
+                     "docs/numerics.md)", device, K);
+        else if (rc == SPU_EMISMATCH)
+            cli_fail("gemm", "on %s: the device result differs from the C model", device);
         else
             cli_fail("gemm", "on %s: %s", device, spu_strerror(rc));
         goto cleanup;
     }
     if (!go.check_model)
         s.model_cycles = s.cycles;
-    spu_gemm_i8_reference(M, N, K, A, B, R);
+    /* the reference: int8 -> int32 a triple loop; otherwise the exact sum
+     * rounded once (int8 -> f32: the int64 sum rounded by the C cast) */
+    if (!is_float && out_dt == DT_INT32) {
+        spu_gemm_i8_reference(M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)R);
+    } else {
+        for (uint32_t i = 0; i < M; i++)
+            for (uint32_t j = 0; j < N; j++) {
+                float r;
+                if (is_float) {
+                    r = exact_dot(dt->fmt, A + (size_t)i * K, 1, B + j, N, K);
+                } else {
+                    int64_t acc = 0;
+                    for (uint32_t k = 0; k < K; k++)
+                        acc += (int8_t)A[(size_t)i * K + k] * (int8_t)B[(size_t)k * N + j];
+                    r = (float)acc;
+                }
+                R[(size_t)i * N + j] = f32_bits(r);
+            }
+    }
     size_t bad = (size_t)-1, nbad = 0;
     for (size_t i = 0; i < (size_t)M * N; i++)
         if (C[i] != R[i]) {
             if (bad == (size_t)-1) bad = i;
             nbad++;
         }
+    /* error of the device result against fp64 of the unquantized inputs */
+    double max_abs = 0, se = 0, sr = 0;
+    int have_err = out_dt == DT_F32;
+    if (have_err) {
+        for (uint32_t i = 0; i < M; i++)
+            for (uint32_t j = 0; j < N; j++) {
+                double ref = 0;
+                for (uint32_t k = 0; k < K; k++) {
+                    double x, y;
+                    if (Af) {
+                        x = Af[(size_t)i * K + k];
+                        y = Bf[(size_t)k * N + j];
+                    } else if (is_float) {
+                        x = spu_num_to_f32(dt->fmt, A[(size_t)i * K + k]);
+                        y = spu_num_to_f32(dt->fmt, B[(size_t)k * N + j]);
+                    } else {
+                        x = (int8_t)A[(size_t)i * K + k];
+                        y = (int8_t)B[(size_t)k * N + j];
+                    }
+                    ref += x * y;
+                }
+                float c;
+                memcpy(&c, &C[(size_t)i * N + j], 4);
+                double e = fabs((double)c - ref);
+                if (!(e <= max_abs)) max_abs = e;    /* NaN propagates */
+                se += e * e;
+                sr += ref * ref;
+            }
+    }
+    const double rel_rms = sr > 0 ? sqrt(se / sr) : (se > 0 ? INFINITY : 0);
+    const double sqnr = se > 0 ? 10 * log10(sr / se) : INFINITY;
     const double util = s.cycles ? (double)s.macs / ((double)s.cycles * info.rows * info.cols) : 0.0;
     if (out) {
-        spu_tensor tc = { SPU_NPY_INT32, 2, { M, N }, C };
+        spu_tensor tc = { out_dt == DT_F32 ? SPU_NPY_FLOAT32 : SPU_NPY_INT32, 2, { M, N }, C };
         cli_output o;
         char hdr[640];
         if (cli_npy_output(&o, out, &tc, hdr, sizeof hdr) || cli_write_outputs("gemm", 1, &o))
             goto cleanup;
     }
+    const char *out_key = out_dt == DT_F32 ? "f32" : "int32";
     if (json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "device", device);
         cJSON_AddNumberToObject(o, "m", M);
         cJSON_AddNumberToObject(o, "n", N);
         cJSON_AddNumberToObject(o, "k", K);
-        cJSON_AddStringToObject(o, "dtype", "int8");
+        cJSON_AddStringToObject(o, "dtype", dt->key);
+        cJSON_AddStringToObject(o, "out_dtype", out_key);
         cJSON_AddBoolToObject(o, "bitexact", nbad == 0);
         cJSON_AddNumberToObject(o, "cycles", (double)s.cycles);
         cJSON_AddNumberToObject(o, "model_cycles", (double)s.model_cycles);
@@ -236,14 +435,25 @@ int spu_cmd_gemm(int argc, char **argv)
             cJSON_AddNumberToObject(o, "sim_s", st1.seconds - st0.seconds);
             cJSON_AddNumberToObject(o, "clock_hz", st1.clock_hz);
         }
+        if (have_err) {
+            /* JSON has no Inf / NaN: null for an error-free or undefined figure */
+            if (isfinite(max_abs)) cJSON_AddNumberToObject(o, "max_abs_err", max_abs);
+            else cJSON_AddNullToObject(o, "max_abs_err");
+            if (isfinite(rel_rms)) cJSON_AddNumberToObject(o, "rel_rms_err", rel_rms);
+            else cJSON_AddNullToObject(o, "rel_rms_err");
+            if (isfinite(sqnr)) cJSON_AddNumberToObject(o, "sqnr_db", sqnr);
+            else cJSON_AddNullToObject(o, "sqnr_db");
+        }
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
         cJSON_Delete(o);
     } else {
-        printf("spu gemm on %s (%ux%u array): C[%u x %u] = A[%u x %u] x B[%u x %u], int8 -> int32\n",
-               device, info.rows, info.cols, M, N, M, K, K, N);
-        printf("  %-12s %s\n", "result", nbad ? "MISMATCH" : "bit-exact vs plain C reference");
+        printf("spu gemm on %s (%ux%u array): C[%u x %u] = A[%u x %u] x B[%u x %u], %s -> %s\n",
+               device, info.rows, info.cols, M, N, M, K, K, N, dt->key, out_key);
+        printf("  %-12s %s\n", "result", nbad ? "MISMATCH"
+               : is_float || out_dt == DT_F32 ? "bit-exact vs exact-sum reference (one RNE rounding)"
+                                               : "bit-exact vs plain C reference");
         printf("  %-12s %" PRIu64 "  (model %" PRIu64 ", %u piece%s)\n", "cycles", s.cycles,
                s.model_cycles, s.pieces, s.pieces == 1 ? "" : "s");
         printf("  %-12s %" PRIu64 "\n", "MACs", s.macs);
@@ -253,9 +463,12 @@ int spu_cmd_gemm(int argc, char **argv)
         if (have_simt)
             printf("  %-12s %" PRIu64 " cycles = %.6f s at %u Hz (simulated board, link included)\n",
                    "sim time", st1.cycles - st0.cycles, st1.seconds - st0.seconds, st1.clock_hz);
+        if (have_err)
+            printf("  %-12s max_abs %.6g  rel_rms %.6g  SQNR %.2f dB (vs fp64 of the %s inputs)\n",
+                   "error", max_abs, rel_rms, sqnr, Af ? "unquantized" : "decoded");
     }
     if (nbad) {
-        fprintf(stderr, "spu gemm: %zu of %zu elements differ; first at [%zu][%zu]: device %d, reference %d\n",
+        fprintf(stderr, "spu gemm: %zu of %zu elements differ; first at [%zu][%zu]: device 0x%08x, reference 0x%08x\n",
                 nbad, (size_t)M * N, bad / N, bad % N, C[bad], R[bad]);
         goto cleanup;
     }
@@ -265,12 +478,11 @@ cleanup:
     free(C);
     free(R);
 done:
-    if (apath) {
-        spu_tensor_free(&ta);
-        spu_tensor_free(&tb);
-    } else {
-        free(A);
-        free(B);
-    }
+    if (A != ta.data) free(A);
+    if (B != tb.data) free(B);
+    if (Af != ta.data) free(Af);
+    if (Bf != tb.data) free(Bf);
+    spu_tensor_free(&ta);
+    spu_tensor_free(&tb);
     return ret;
 }

@@ -22,7 +22,7 @@ module spu_top #(
     parameter [31:0]  LINK         = "byte",   // "byte" | "uart" | "sim" (4 chars max)
     parameter integer CLKS_PER_BIT = 4,
     parameter [31:0]  CLOCK_HZ     = 32'd12000000,
-    parameter [31:0]  FORMATS      = 32'h1,          // bit d: dtype code d; bit0 int8
+    parameter [31:0]  FORMATS      = 32'hD,          // bit d: dtype code d (spu_cfg.def): int8 e4m3 e5m2 (sim); boards pass 1
     parameter [31:0]  RTL_VERSION  = 32'h00000100,   // major<<16 | minor<<8 | patch
     parameter integer USE_ICE40_DSP = 0,              // 1: int8 tile multipliers in SB_MAC16 (UP5K)
     parameter integer BROADCAST     = 0,              // 1: array row/column buses (spu_array; the boards)
@@ -129,7 +129,8 @@ module spu_top #(
     spu_core #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES),
-        .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM)
+        .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM),
+        .FORMATS(FORMATS)
     ) u_core (
         .clk_i(clk_i), .rst_i(rst_i),
         .spad_req_valid_i(spad_req_valid), .spad_req_ready_o(spad_req_ready),

@@ -41,6 +41,94 @@ TEST(CliGemm, RandomOperandsJson)
         EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
 }
 
+TEST(CliGemm, FloatDtypesJsonAndErrors)
+{
+    for (const char *dt : {"e4m3", "e5m2"}) {
+        auto r = sh(kSpu + " gemm --device model --m 9 --n 11 --k 37 --dtype " + dt + " --seed 3 --json");
+        ASSERT_EQ(r.code, 0) << r.out;
+        for (const char *key : {"\"bitexact\":true", "\"out_dtype\":\"f32\"", "\"max_abs_err\":",
+                                "\"rel_rms_err\":", "\"sqnr_db\":"})
+            EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+        EXPECT_NE(r.out.find(std::string("\"dtype\":\"") + dt + "\""), std::string::npos);
+        // the quantization error is real: SQNR finite and well below that of f32
+        auto p = r.out.find("\"sqnr_db\":");
+        double sqnr = std::atof(r.out.c_str() + p + 10);
+        EXPECT_GT(sqnr, 10.0) << r.out;
+        EXPECT_LT(sqnr, 60.0) << r.out;
+    }
+    // float32 .npy inputs quantized, and --codes with uint8 codes, f32 .npy out
+    const uint32_t M = 4, K = 40, N = 6;
+    spu_tensor a{}, b{}, ac{}, bc{};
+    size_t sa[2] = {M, K}, sb[2] = {K, N};
+    ASSERT_EQ(spu_tensor_alloc(&a, SPU_NPY_FLOAT32, 2, sa), 0);
+    ASSERT_EQ(spu_tensor_alloc(&b, SPU_NPY_FLOAT32, 2, sb), 0);
+    ASSERT_EQ(spu_tensor_alloc(&ac, SPU_NPY_UINT8, 2, sa), 0);
+    ASSERT_EQ(spu_tensor_alloc(&bc, SPU_NPY_UINT8, 2, sb), 0);
+    for (size_t i = 0; i < M * K; i++) {
+        ((float *)a.data)[i] = 0.25f * (float)((int)(i % 9) - 4);      // exact in e4m3
+        ((uint8_t *)ac.data)[i] = (uint8_t)(i % 9 < 4 ? 0x80 | (0x30 - 8 * (int)(i % 9)) : 0);
+    }
+    for (size_t i = 0; i < K * N; i++) ((float *)b.data)[i] = 1.0f;
+    for (size_t i = 0; i < K * N; i++) ((uint8_t *)bc.data)[i] = 0x38;   // 1.0
+    ASSERT_EQ(spu_npy_save(tmp("fa.npy").c_str(), &a), 0);
+    ASSERT_EQ(spu_npy_save(tmp("fb.npy").c_str(), &b), 0);
+    ASSERT_EQ(spu_npy_save(tmp("ca.npy").c_str(), &ac), 0);
+    ASSERT_EQ(spu_npy_save(tmp("cb.npy").c_str(), &bc), 0);
+    auto r = sh(kSpu + " gemm --dtype e4m3 --a " + tmp("fa.npy") + " --b " + tmp("fb.npy") + " --out " +
+                tmp("fc.npy") + " --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("\"max_abs_err\":0"), std::string::npos) << r.out;   // exact inputs
+    spu_tensor c{};
+    char err[256];
+    ASSERT_EQ(spu_npy_load(tmp("fc.npy").c_str(), &c, err, sizeof err), 0) << err;
+    ASSERT_EQ(c.dtype, SPU_NPY_FLOAT32);
+    for (uint32_t i = 0; i < M; i++) {
+        double ref = 0;
+        for (uint32_t k = 0; k < K; k++) ref += ((float *)a.data)[i * K + k];
+        for (uint32_t j = 0; j < N; j++) EXPECT_EQ(((float *)c.data)[i * N + j], (float)ref);
+    }
+    spu_tensor_free(&c);
+    r = sh(kSpu + " gemm --dtype e4m3 --codes --a " + tmp("ca.npy") + " --b " + tmp("cb.npy") + " --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("\"bitexact\":true"), std::string::npos) << r.out;
+    // wrong input types, a device that lacks the format, a bad pair
+    EXPECT_EQ(sh(kSpu + " gemm --dtype e4m3 --a " + tmp("ca.npy") + " --b " + tmp("cb.npy")).code, 1);
+    EXPECT_EQ(sh(kSpu + " gemm --dtype e4m3 --codes --a " + tmp("fa.npy") + " --b " + tmp("fb.npy")).code, 1);
+    EXPECT_EQ(sh(kSpu + " gemm --device 'model?formats=1' --dtype e5m2 --m 2 --n 2 --k 2").code, 1);
+    EXPECT_EQ(sh(kSpu + " gemm --dtype e5m2 --out-dtype int32 --m 2 --n 2 --k 2").code, 2);
+    EXPECT_EQ(sh(kSpu + " gemm --dtype int8 --codes --m 2 --n 2 --k 2").code, 2);
+    EXPECT_EQ(sh(kSpu + " gemm --dtype bf16 --m 2 --n 2 --k 2").code, 2);
+    spu_tensor_free(&a);
+    spu_tensor_free(&b);
+    spu_tensor_free(&ac);
+    spu_tensor_free(&bc);
+}
+
+TEST(CliBench, FormatsTableEveryCarriedFormat)
+{
+    auto r = sh(kSpu + " bench formats --device model --m 16 --n 8 --k 96 --ppa /nonexistent.json --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto sqnr_of = [&](const char *fmt) {
+        auto p = r.out.find(std::string("\"format\":\"") + fmt + "\"");
+        EXPECT_NE(p, std::string::npos) << fmt << " in " << r.out;
+        if (p == std::string::npos) return 0.0;
+        auto q = r.out.find("\"sqnr_db\":", p);
+        return std::atof(r.out.c_str() + q + 10);
+    };
+    double i8 = sqnr_of("int8"), e4 = sqnr_of("e4m3"), e5 = sqnr_of("e5m2");
+    // 7 magnitude bits > 3 mantissa bits > 2 mantissa bits (uniform inputs)
+    EXPECT_GT(i8, e4 + 6);
+    EXPECT_GT(e4, e5 + 3);
+    EXPECT_GT(e5, 10);
+    EXPECT_NE(r.out.find("\"ppa_report\":false"), std::string::npos);
+    r = sh(kSpu + " bench formats --device 'model?formats=1' --m 8 --n 8 --k 8 --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("\"format\":\"int8\""), std::string::npos);
+    EXPECT_EQ(r.out.find("\"format\":\"e4m3\""), std::string::npos);
+    EXPECT_EQ(sh(kSpu + " bench formats --k 0").code, 2);
+    EXPECT_EQ(sh(kSpu + " bench formats --device nowhere:").code, 1);
+}
+
 TEST(CliGemm, NpyInAndOut)
 {
     const uint32_t M = 13, K = 70, N = 9;

@@ -45,6 +45,24 @@ TEST(Tricky, IssuePoints)
     EXPECT_EQ(3.0f, rt(SPU_FMT_INT8, 2.5f, SPU_ROUND_RNA));
 }
 
+TEST(Tricky, Bf16NanDecodeKeepsPayload)
+{
+    // bf16 widens to f32 bit for bit (docs/numerics.md): scalar and bulk
+    // decode agree, payload and signalling bit kept; f16 / e5m2 NaNs give
+    // the canonical quiet NaN with their sign
+    auto bits = [](float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; };
+    for (uint32_t c : {0x7F81u, 0xFF81u, 0x7FC0u, 0x7FFFu, 0xFFC1u, 0x7F80u, 0x0001u, 0x3F80u}) {
+        EXPECT_EQ(bits(spu_num_to_f32(SPU_FMT_BF16, c)), c << 16) << std::hex << c;
+        uint16_t h = (uint16_t)c;
+        float f;
+        ASSERT_EQ(spu_convert_to_f32(SPU_FMT_BF16, &h, &f, 1), 0);
+        EXPECT_EQ(bits(f), c << 16) << std::hex << c;
+    }
+    EXPECT_EQ(bits(spu_num_to_f32(SPU_FMT_F16, 0x7C01u)), 0x7FC00000u);
+    EXPECT_EQ(bits(spu_num_to_f32(SPU_FMT_F16, 0xFE01u)), 0xFFC00000u);
+    EXPECT_EQ(bits(spu_num_to_f32(SPU_FMT_E5M2, 0x7Du)), 0x7FC00000u);
+}
+
 TEST(Tricky, Specials)
 {
     const float inf = INFINITY, nan = NAN;

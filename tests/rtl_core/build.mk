@@ -8,15 +8,18 @@
 #        broadcast array, 32-bit counters in an EBR (CNT_RAM=1), one accumulator
 #        drained per cycle (DRAIN_LANES=1)
 #   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word)
+# c8 and c8n carry every array format (FORMATS = int8 e4m3 e5m2, as spu-sim);
+# c4 carries int8 only (the boards' FORMATS = 1).
 # --public-flat-rw lets the harness read the scalar registers (the ISA has no
 # scalar store). Single job, -O1 C++ (shared machine).
 #   make build/tests/spu_rtl_core_tests
 
 RTLC_DIR     := $(BUILD)/rtl_core
 RTLC_RTL     := $(sort $(wildcard hw/rtl/core/*.v))
+RTLC_NUM     := $(sort $(wildcard hw/rtl/numerics/*.v))   # units the float tiles instantiate (-y)
 RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
 RTLC_CFGS    := c8 c4 c8n
-RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4
+RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'hD
 RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
 RTLC_GEOM_c8n := $(RTLC_GEOM_c8) -GDRAIN_LANES=1
@@ -32,10 +35,10 @@ RTLC_SRCS    := $(wildcard tests/rtl_core/*.cc)
 RTLC_OBJS    := $(patsubst tests/rtl_core/%.cc,$(RTLC_DIR)/obj/%.o,$(RTLC_SRCS))
 
 define rtlc_model_rule
-$(RTLC_DIR)/$(1)/Vspu_core_$(1)__ALL.a: $(RTLC_RTL) $(RTLC_VLT) $(BUILD)/gen/spu_isa.vh tests/rtl_core/build.mk
+$(RTLC_DIR)/$(1)/Vspu_core_$(1)__ALL.a: $(RTLC_RTL) $(RTLC_NUM) $(RTLC_VLT) $(BUILD)/gen/spu_isa.vh tests/rtl_core/build.mk
 	@mkdir -p $(RTLC_DIR)
 	verilator --cc --build --build-jobs 1 -Wall -O3 -CFLAGS -O1 --public-flat-rw \
-	    -I$(BUILD)/gen -Mdir $(RTLC_DIR)/$(1) --prefix Vspu_core_$(1) --top-module spu_core \
+	    -I$(BUILD)/gen -y hw/rtl/numerics -Mdir $(RTLC_DIR)/$(1) --prefix Vspu_core_$(1) --top-module spu_core \
 	    $(RTLC_GEOM_$(1)) $(RTLC_VLT) $(RTLC_RTL) > $(RTLC_DIR)/$(1).log 2>&1 \
 	    || { cat $(RTLC_DIR)/$(1).log; exit 1; }
 endef

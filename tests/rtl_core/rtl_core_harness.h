@@ -25,6 +25,7 @@ extern "C" {
 
 struct Geom {
     uint32_t rows, cols, spad_bytes, banks, ucode_words, loop_depth, drain_lanes;
+    uint32_t formats;   // FORMATS of the build (tests/rtl_core/build.mk)
     uint32_t word_bytes() const { return rows > cols ? rows : cols; }
 };
 
@@ -207,9 +208,9 @@ template <class V> class Core : public CoreBase {
 // 1 = c8n (c8 with one drain lane: int32 elements share a word).
 inline std::unique_ptr<CoreBase> make_core(int which)
 {
-    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8}));
-    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1}));
-    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1}));
+    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0xD}));
+    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0xD}));
+    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1}));
 }
 inline std::string core_name(int which)
 {
@@ -240,6 +241,12 @@ inline uint32_t LOOP(unsigned a, int32_t end) { return enc(SPU_OP_LOOP, a, 0, 0,
 inline uint32_t CFG(unsigned out, unsigned shift, unsigned round, unsigned relu)
 {
     return enc(SPU_OP_CFG, 0, 0, 0, (int32_t)((out << 4) | (shift << 8) | (round << 13) | (relu << 15)));
+}
+// cfg with an input dtype too
+inline uint32_t CFGI(unsigned in, unsigned out, unsigned shift = 0, unsigned round = 0, unsigned relu = 0)
+{
+    return enc(SPU_OP_CFG, 0, 0, 0,
+               (int32_t)(in | (out << 4) | (shift << 8) | (round << 13) | (relu << 15)));
 }
 inline uint32_t STRIDE(unsigned a, unsigned b, unsigned c) { return enc(SPU_OP_STRIDE, a, b, c); }
 inline uint32_t ZACC() { return enc(SPU_OP_ZACC); }

@@ -58,6 +58,17 @@ typedef struct spu_gemm_plan {
  * or SPU_ENOTSUP when the scratchpad cannot hold one block. */
 int spu_gemm_plan_make(const spu_info_t *info, uint32_t M, uint32_t N, uint32_t K,
                        spu_gemm_plan *p);
+/* The GEMM in any dtype the device carries (docs/numerics.md "Datapath
+ * numerics"): in_dtype SPU_DTYPE_INT8 | E4M3 | E5M2 (A[M][K], B[K][N] one
+ * code per byte, row-major), out_dtype SPU_DTYPE_INT32 (int8 only: int32_t
+ * C, K pieces summed with wrap-around as spu_gemm_i8) or SPU_DTYPE_F32
+ * (float C: the exact sum rounded once to binary32 on the device; K must fit
+ * one piece of the scratchpad plan, else SPU_ENOTSUP). SPU_EINVAL for a pair
+ * that is not a GEMM dtype, SPU_ENOTSUP for one the device lacks (INFO
+ * formats). Returns as spu_gemm_i8 otherwise. */
+int spu_gemm(spu_device *dev, unsigned in_dtype, unsigned out_dtype,
+             uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
+             const spu_gemm_opts *opts, spu_gemm_stats *stats);
 
 /* Plain reference: a triple loop that shares no code with the device path. */
 void spu_gemm_i8_reference(uint32_t M, uint32_t N, uint32_t K,

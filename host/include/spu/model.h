@@ -25,6 +25,9 @@ typedef struct spu_model_config {
     uint32_t loop_depth;
     uint32_t drain_lanes;       /* accumulators drained per cycle: a
                                    divisor of cols; 0 = cols (a row)  */
+    uint32_t formats;           /* FORMATS: bit d = dtype code d can be
+                                   cfg `in`; 0 = every array dtype of
+                                   spu_cfg.def (int8 e4m3 e5m2)       */
 } spu_model_config;
 
 /* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops, a row
@@ -78,6 +81,19 @@ void spu_model_set_trace(spu_model *m, spu_model_trace_fn fn, void *ctx);
 uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype);
 /* Requantize one accumulator as st does with out=int8 (docs/isa.md). */
 int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu);
+
+/* The tile accumulator of docs/numerics.md "Datapath numerics": an
+ * SPU_ACC_W-bit two's-complement register (low 32 bits = the int32 sum of
+ * int8 products) plus sticky flags; float products land on the fixed-point
+ * grid of LSB 2^SPU_ACC_FP_LSB. */
+#define SPU_ACC_W      80
+#define SPU_ACC_FP_LSB (-32)
+/* FORMATS of the model when the config says 0: every array dtype. */
+uint32_t spu_model_all_formats(void);
+/* Does a build with this FORMATS mask take `cfg in=in_code out=out_code`?
+ * 0 yes, else the trap cause (SPU_TRAP_ILLEGAL for codes that are no
+ * input / output dtype at all, SPU_TRAP_FORMAT for ones the build lacks). */
+int spu_model_cfg_check(uint32_t formats, unsigned in_code, unsigned out_code);
 
 #ifdef __cplusplus
 }

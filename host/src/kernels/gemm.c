@@ -1,7 +1,11 @@
 /*
- * gemm.c -- int8 GEMM of any shape on any device: plans pieces that fit the
+ * gemm.c -- GEMM of any shape on any device: plans pieces that fit the
  * scratchpad, packs operands into the panel layout of firmware/gemm_int8.s,
  * runs the kernel per piece and unpacks/accumulates the int32 blocks.
+ * spu_gemm() runs the same kernel with its cfg word set to the dtypes asked
+ * for (one byte per operand element: int8, e4m3, e5m2; 4-byte outputs:
+ * int32, f32); float outputs are rounded once on the device, so their K is
+ * never split into pieces (docs/host-api.md).
  *
  * Scratchpad plan (A and B in different banks so every k-step reads both
  * words in one cycle; C has the write ports to itself where there are
@@ -11,12 +15,15 @@
  *   banks == 1 : thirds (bank conflicts: every k-step costs 2 cycles)
  */
 #include "spu/gemm.h"
+#include "spu/isa.h"
 #include "spu/model.h"
 #include "spu_firmware.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define SPU_GEMM_KERNEL_MAX 64   /* words of firmware/gemm_int8.s, with room */
 
 typedef spu_gemm_plan plan;
 
@@ -88,7 +95,8 @@ static double now_s(void)
 }
 
 /* Run one piece on the in-process model and compare its C region. */
-static int check_on_model(spu_model *m, const plan *p, const uint8_t *apk, size_t abytes,
+static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
+                          const uint8_t *apk, size_t abytes,
                           const uint8_t *bpk, size_t bbytes, const uint32_t *args,
                           const uint8_t *dev_c, size_t cbytes, uint64_t *cycles)
 {
@@ -96,7 +104,7 @@ static int check_on_model(spu_model *m, const plan *p, const uint8_t *apk, size_
     memcpy(spad + p->a_base, apk, abytes);
     memcpy(spad + p->b_base, bpk, bbytes);
     spu_model_set_args(m, args, SPU_NARGS);
-    spu_model_run(m, spu_fw_gemm_int8.entry, 0);
+    spu_model_run(m, prog->entry, 0);
     spu_status_t st;
     spu_model_status(m, &st);
     *cycles += st.cycles;
@@ -105,9 +113,13 @@ static int check_on_model(spu_model *m, const plan *p, const uint8_t *apk, size_
     return memcmp(spad + p->c_base, dev_c, cbytes) ? SPU_EMISMATCH : 0;
 }
 
-int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
-                const int8_t *A, const int8_t *B, int32_t *C,
-                const spu_gemm_opts *opts, spu_gemm_stats *stats)
+/* The GEMM of every dtype: A, B one byte per element, C M*N 4-byte
+ * elements (int32 pieces are summed, wrapping; a float output has one K
+ * piece, asserted by the caller). */
+static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
+                    uint32_t M, uint32_t N, uint32_t K,
+                    const uint8_t *A, const uint8_t *B, uint32_t *C,
+                    const spu_gemm_opts *opts, spu_gemm_stats *stats, uint32_t max_kc)
 {
     spu_gemm_stats s;
     memset(&s, 0, sizeof s);
@@ -132,6 +144,8 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
     if ((rc = spu_gemm_plan_make(&info, M, N, K, &p)))
         return rc;
     const uint32_t MB = p.MB, NB = p.NB;
+    if (max_kc && p.kc < K)
+        return SPU_ENOTSUP;     /* a float K that needs more than one piece */
     const int timeout = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 60000;
 
     spu_model *model = NULL;
@@ -140,7 +154,7 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
         spu_model_config_from_info(&mc, &info);
         if ((rc = spu_model_create(&model, &mc)))
             return rc;
-        spu_model_load_ucode(model, 0, spu_fw_gemm_int8.words, spu_fw_gemm_int8.nwords);
+        spu_model_load_ucode(model, 0, prog->words, prog->nwords);
     }
     uint8_t *apk = malloc((size_t)p.mb * p.kc * p.wb);
     uint8_t *bpk = malloc((size_t)p.nb * p.kc * p.wb);
@@ -150,7 +164,7 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
         rc = SPU_ENOMEM;
         goto out;
     }
-    if ((rc = spu_counters(dev, &c0)) || (rc = spu_load_program(dev, &spu_fw_gemm_int8)))
+    if ((rc = spu_counters(dev, &c0)) || (rc = spu_load_program(dev, prog)))
         goto out;
 
     for (uint32_t k0 = 0; k0 < K; k0 += p.kc) {
@@ -165,9 +179,9 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
                     if (row >= M)
                         break;
                     uint8_t *dst = apk + (size_t)b * kc * p.wb + i;
-                    const int8_t *src = A + (size_t)row * K + k0;
+                    const uint8_t *src = A + (size_t)row * K + k0;
                     for (uint32_t k = 0; k < kc; k++)
-                        dst[(size_t)k * p.wb] = (uint8_t)src[k];
+                        dst[(size_t)k * p.wb] = src[k];
                 }
             if ((rc = spu_write(dev, p.a_base, apk, abytes)))
                 goto out;
@@ -200,7 +214,7 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
                 const size_t cbytes = (size_t)mbi * nbi * p.R * p.C * 4;
                 if ((rc = spu_read(dev, p.c_base, cbuf, cbytes)))
                     goto out;
-                if (model && (rc = check_on_model(model, &p, apk, abytes, bpk, bbytes, args,
+                if (model && (rc = check_on_model(model, prog, &p, apk, abytes, bpk, bbytes, args,
                                                   cbuf, cbytes, &s.model_cycles)))
                     goto out;
                 for (uint32_t bi = 0; bi < mbi; bi++)
@@ -217,8 +231,8 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
                                 const uint8_t *e = blk + ((size_t)i * p.C + j) * 4;
                                 uint32_t v = (uint32_t)e[0] | (uint32_t)e[1] << 8 |
                                              (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
-                                int32_t *dst = &C[(size_t)row * N + col];
-                                *dst = (int32_t)((uint32_t)*dst + v);
+                                uint32_t *dst = &C[(size_t)row * N + col];
+                                *dst = sum_pieces ? *dst + v : v;
                             }
                         }
                     }
@@ -238,4 +252,63 @@ out:
     free(cbuf);
     spu_model_free(model);
     return rc;
+}
+
+int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
+                const int8_t *A, const int8_t *B, int32_t *C,
+                const spu_gemm_opts *opts, spu_gemm_stats *stats)
+{
+    return gemm_run(dev, &spu_fw_gemm_int8, 1, M, N, K, (const uint8_t *)A, (const uint8_t *)B,
+                    (uint32_t *)C, opts, stats, 0);
+}
+
+/* The kernel with its cfg word set to in / out (the first cfg of
+ * firmware/gemm_int8.s; the rest of the kernel is dtype-agnostic for 1-byte
+ * operands and 4-byte outputs). */
+static int patch_kernel(unsigned in, unsigned out, uint32_t *words, spu_program *prog)
+{
+    const spu_program *src = &spu_fw_gemm_int8;
+    if (src->nwords > SPU_GEMM_KERNEL_MAX)
+        return SPU_EINVAL;
+    memcpy(words, src->words, src->nwords * sizeof *words);
+    for (size_t i = 0; i < src->nwords; i++) {
+        spu_insn d;
+        if (spu_isa_decode(words[i], &d) == 0 && d.opcode == SPU_OP_CFG) {
+            const uint32_t keep = ~((0xFu << spu_cfg_field_table[SPU_CFG_IN].lsb) |
+                                    (0xFu << spu_cfg_field_table[SPU_CFG_OUT].lsb));
+            d.imm = (int32_t)(((uint32_t)d.imm & keep) |
+                              in << spu_cfg_field_table[SPU_CFG_IN].lsb |
+                              out << spu_cfg_field_table[SPU_CFG_OUT].lsb);
+            if (spu_isa_encode(&d, &words[i]))
+                return SPU_EINVAL;
+            *prog = (spu_program){ words, src->nwords, src->entry };
+            return 0;
+        }
+    }
+    return SPU_EINVAL;
+}
+
+int spu_gemm(spu_device *dev, unsigned in_dtype, unsigned out_dtype,
+             uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
+             const spu_gemm_opts *opts, spu_gemm_stats *stats)
+{
+    const int is_float = in_dtype == SPU_DTYPE_E4M3 || in_dtype == SPU_DTYPE_E5M2;
+    if (!dev || (in_dtype != SPU_DTYPE_INT8 && !is_float) ||
+        (out_dtype != SPU_DTYPE_F32 && !(out_dtype == SPU_DTYPE_INT32 && in_dtype == SPU_DTYPE_INT8)))
+        return SPU_EINVAL;
+    if (M && N && K) {
+        spu_info_t info;
+        int rc = spu_info(dev, &info);
+        if (rc)
+            return rc;
+        if (spu_model_cfg_check(info.formats, in_dtype, out_dtype))
+            return SPU_ENOTSUP;     /* the device does not carry the format */
+    }
+    uint32_t words[SPU_GEMM_KERNEL_MAX];
+    spu_program prog;
+    int rc = patch_kernel(in_dtype, out_dtype, words, &prog);
+    if (rc)
+        return rc;
+    return gemm_run(dev, &prog, out_dtype == SPU_DTYPE_INT32, M, N, K, A, B, C, opts, stats,
+                    out_dtype == SPU_DTYPE_F32);
 }

@@ -31,7 +31,7 @@ static int model_open(void **impl, const spu_uri *u)
     if (param_u32(u, "rows", &cfg.rows) || param_u32(u, "cols", &cfg.cols) ||
         param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
-        param_u32(u, "lanes", &cfg.drain_lanes))
+        param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats))
         return SPU_EINVAL;
     int rc = spu_model_create((spu_model **)impl, &cfg);
     if (rc)
@@ -55,9 +55,7 @@ static int model_info(void *impl, spu_info_t *info)
     info->spad_bytes = c->spad_bytes;
     info->spad_banks = c->spad_banks;
     info->ucode_words = c->ucode_words;
-    for (size_t i = 0; i < spu_dtype_table_len; i++)
-        if (spu_dtype_table[i].array)
-            info->formats |= 1u << spu_dtype_table[i].code;
+    info->formats = c->formats;
     info->isa_hash = spu_isa_hash();
     info->loop_depth = c->loop_depth;
     info->drain_lanes = c->drain_lanes ? c->drain_lanes : c->cols;

@@ -9,6 +9,7 @@
  */
 #include "spu/model.h"
 #include "spu/isa.h"
+#include "model/datapath.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ struct spu_model {
     uint32_t word_bytes;
     uint8_t *spad;
     uint32_t *ucode;
-    int32_t *acc;                 /* active accumulator buffer, rows*cols */
+    spu_dp_acc *acc;                /* active accumulator buffer, rows*cols */
     uint32_t args[SPU_NARGS];
     uint32_t regs[SPU_NREGS];
     uint32_t pc;
@@ -50,6 +51,32 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->ucode_words = 1024;
     cfg->loop_depth = 4;
     cfg->drain_lanes = 0;
+    cfg->formats = 0;
+}
+
+uint32_t spu_model_all_formats(void)
+{
+    uint32_t f = 0;
+    for (size_t i = 0; i < spu_dtype_table_len; i++)
+        if (spu_dtype_table[i].array)
+            f |= 1u << spu_dtype_table[i].code;
+    return f;
+}
+
+int spu_model_cfg_check(uint32_t formats, unsigned in_code, unsigned out_code)
+{
+    const spu_dtype_desc *in = spu_dtype_by_code(in_code);
+    if (!in || !in->array)
+        return SPU_TRAP_ILLEGAL;
+    if (out_code != SPU_DTYPE_INT8 && out_code != SPU_DTYPE_INT32 && out_code != SPU_DTYPE_F32)
+        return SPU_TRAP_ILLEGAL;
+    if (!(formats & (1u << in_code)))
+        return SPU_TRAP_FORMAT;
+    /* f32 out needs the wide accumulator and its converter, which a build
+     * has when it carries a float input format */
+    if (out_code == SPU_DTYPE_F32 && !(formats & ~(1u << SPU_DTYPE_INT8)))
+        return SPU_TRAP_FORMAT;
+    return 0;
 }
 
 void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
@@ -63,6 +90,7 @@ void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
     if (info->loop_depth)
         cfg->loop_depth = info->loop_depth;
     cfg->drain_lanes = info->drain_lanes;
+    cfg->formats = info->formats;
 }
 
 static uint32_t word_bytes_of(const spu_model_config *c)
@@ -78,12 +106,16 @@ int spu_model_create(spu_model **out, const spu_model_config *cfg)
         cfg->spad_bytes == 0 || cfg->spad_bytes % (cfg->spad_banks * word_bytes_of(cfg)) ||
         cfg->ucode_words < 1 || cfg->ucode_words > (1u << 18) ||
         cfg->loop_depth < 1 || cfg->loop_depth > MAX_LOOP_DEPTH ||
-        (cfg->drain_lanes && cfg->cols % cfg->drain_lanes))
+        (cfg->drain_lanes && cfg->cols % cfg->drain_lanes) ||
+        (cfg->formats & ~spu_model_all_formats()) ||
+        (cfg->formats && !(cfg->formats & (1u << SPU_DTYPE_INT8))))
         return SPU_EINVAL;
     spu_model *m = calloc(1, sizeof *m);
     if (!m)
         return SPU_ENOMEM;
     m->cfg = *cfg;
+    if (!m->cfg.formats)
+        m->cfg.formats = spu_model_all_formats();
     m->word_bytes = word_bytes_of(cfg);
     m->spad = calloc(cfg->spad_bytes, 1);
     m->ucode = calloc(cfg->ucode_words, sizeof *m->ucode);
@@ -173,6 +205,11 @@ int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu)
     return (int8_t)q;
 }
 
+static void clear_acc(spu_model *m)
+{
+    memset(m->acc, 0, (size_t)m->cfg.rows * m->cfg.cols * sizeof *m->acc);
+}
+
 static void reset_run_state(spu_model *m)
 {
     memset(m->regs, 0, sizeof m->regs);
@@ -187,7 +224,7 @@ static void reset_run_state(spu_model *m)
     m->stride_a = m->word_bytes;
     m->stride_b = m->word_bytes;
     m->stride_c = m->cfg.cols * 4;
-    memset(m->acc, 0, (size_t)m->cfg.rows * m->cfg.cols * sizeof *m->acc);
+    clear_acc(m);
     m->now = 0;
     m->drain_free = 0;
     m->trap = SPU_TRAP_NONE;
@@ -259,16 +296,14 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     const uint64_t good = steps_a < steps_b ? steps_a : steps_b;
     const uint32_t run = good < k ? (uint32_t)good : k;
     uint64_t conflicts = 0;
-    uint32_t *acc = (uint32_t *)m->acc;   /* unsigned: int32 wrap-around */
     for (uint32_t s = 0; s < run; s++) {
         uint64_t pa = a + (uint64_t)s * m->stride_a, pb = b + (uint64_t)s * m->stride_b;
-        const int8_t *va = (const int8_t *)m->spad + pa, *vb = (const int8_t *)m->spad + pb;
+        const uint8_t *va = m->spad + pa, *vb = m->spad + pb;
         conflicts += bank_of(m, pa) == bank_of(m, pb);
         for (uint32_t i = 0; i < R; i++) {
-            int32_t ai = va[i];
-            uint32_t *row = acc + (size_t)i * C;
+            spu_dp_acc *row = m->acc + (size_t)i * C;
             for (uint32_t j = 0; j < C; j++)
-                row[j] += (uint32_t)(ai * vb[j]);
+                spu_dp_mac(&row[j], m->cfg_in, va[i], vb[j]);
         }
     }
     if (run < k) {               /* trapped at step `run`: count what ran */
@@ -297,9 +332,10 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
     for (uint32_t i = 0; i < R; i++) {
         uint8_t *dst = m->spad + addr + (size_t)i * m->stride_c;
         for (uint32_t j = 0; j < C; j++) {
-            int32_t v = m->acc[(size_t)i * C + j];
-            if (m->cfg_out == SPU_DTYPE_INT32) {
-                uint32_t u = (uint32_t)v;
+            const spu_dp_acc *t = &m->acc[(size_t)i * C + j];
+            int32_t v = spu_dp_low32(t);
+            if (m->cfg_out == SPU_DTYPE_INT32 || m->cfg_out == SPU_DTYPE_F32) {
+                uint32_t u = m->cfg_out == SPU_DTYPE_F32 ? spu_dp_to_f32(t, m->cfg_in) : (uint32_t)v;
                 dst[4 * j + 0] = (uint8_t)u;
                 dst[4 * j + 1] = (uint8_t)(u >> 8);
                 dst[4 * j + 2] = (uint8_t)(u >> 16);
@@ -309,7 +345,7 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
             }
         }
     }
-    memset(m->acc, 0, (size_t)R * C * sizeof *m->acc);
+    clear_acc(m);
     uint32_t d = spu_model_drain_cycles(&m->cfg, m->cfg_out);
     m->drain_free = m->now + wait + d;
     m->cnt[SPU_CNT_DRAIN_BUSY] += d;
@@ -327,11 +363,11 @@ static int exec_cfg(spu_model *m, uint32_t imm)
         f[i] = (imm & mask) >> d->lsb;
         used |= mask;
     }
-    const spu_dtype_desc *in = spu_dtype_by_code(f[SPU_CFG_IN]);
-    if ((imm & ~used) || !in || !in->array ||
-        (f[SPU_CFG_OUT] != SPU_DTYPE_INT8 && f[SPU_CFG_OUT] != SPU_DTYPE_INT32) ||
-        f[SPU_CFG_ROUND] > SPU_ROUND_RNA)
+    if ((imm & ~used) || f[SPU_CFG_ROUND] > SPU_ROUND_RNA)
         return SPU_TRAP_ILLEGAL;
+    int bad = spu_model_cfg_check(m->cfg.formats, f[SPU_CFG_IN], f[SPU_CFG_OUT]);
+    if (bad)
+        return bad;
     m->cfg_in = f[SPU_CFG_IN];
     m->cfg_out = f[SPU_CFG_OUT];
     m->cfg_shift = f[SPU_CFG_SHIFT];
@@ -390,9 +426,7 @@ int spu_model_step(spu_model *m)
         break;
     case SPU_OP_CFG:    trap = exec_cfg(m, (uint32_t)in.imm); break;
     case SPU_OP_STRIDE: m->stride_a = ra; m->stride_b = rb; m->stride_c = rc; break;
-    case SPU_OP_ZACC:
-        memset(m->acc, 0, (size_t)m->cfg.rows * m->cfg.cols * sizeof *m->acc);
-        break;
+    case SPU_OP_ZACC: clear_acc(m); break;
     case SPU_OP_MM:   trap = exec_mm(m, ra, rb, rc, &extra); break;
     case SPU_OP_ST:   trap = exec_st(m, ra, &extra); break;
     case SPU_OP_SYNC: extra = drain_wait(m); break;

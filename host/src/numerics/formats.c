@@ -148,6 +148,10 @@ float spu_num_to_f32(spu_fmt fmt, uint32_t code)
     spu_num d;
     if (fmt == SPU_FMT_F32)
         return spu_u2f_(code);
+    /* bf16 is the top half of an f32: widening keeps every bit, NaN payload
+     * and signalling bit included (docs/numerics.md), as the bulk path */
+    if (fmt == SPU_FMT_BF16 && code <= 0xFFFFu)
+        return spu_u2f_(code << 16);
     if (spu_num_decode(fmt, code, &d))
         return NAN;
     float s = d.sign ? -1.0f : 1.0f;

@@ -15,7 +15,11 @@
 //
 // Drive: present zeros when no k-step enters. clr_i (zacc / st) zeroes every
 // accumulator. acc_o is every tile's accumulator register, tile (i,j) at
-// bits [(i*COLS+j)*32 +: 32] (a wide bus, not a mux: the drain unit snapshots it).
+// bits [(i*COLS+j)*ACC_W +: ACC_W] (a wide bus, not a mux: the drain unit
+// snapshots it), flags_o its flags at [(i*COLS+j)*4 +: 4] (spu_tile).
+// ACC_W = 32 for a build that carries int8 only; wider (80) with a float
+// format in FORMATS (docs/numerics.md "Datapath numerics"), which also
+// gives the tiles their flags.
 // The operand registers live here, not in the tile, so the edge tiles carry no
 // unused east/south outputs; so do the multipliers: USE_ICE40_DSP = 0 gives
 // each tile a spu_tile_mul (format-generic port), USE_ICE40_DSP = 1 (iCE40
@@ -27,7 +31,9 @@ module spu_array #(
     parameter integer ROWS = 8,
     parameter integer COLS = 8,
     parameter integer USE_ICE40_DSP = 0,
-    parameter integer BROADCAST = 0
+    parameter integer BROADCAST = 0,
+    parameter [31:0]  FORMATS = 32'h1,
+    parameter integer ACC_W = 32
 ) (
     input  wire                   clk_i,
     input  wire                   rst_i,
@@ -35,8 +41,10 @@ module spu_array #(
     input  wire [3:0]             fmt_i,
     input  wire [ROWS*8-1:0]      west_i,
     input  wire [COLS*8-1:0]      north_i,
-    output wire [ROWS*COLS*32-1:0] acc_o
+    output wire [ROWS*COLS*ACC_W-1:0] acc_o,
+    output wire [ROWS*COLS*4-1:0] flags_o
 );
+    localparam integer FLAGS = (ACC_W > 32) ? 1 : 0;
     // the operands tile (i,j) multiplies this cycle, at [(i*COLS+j)*8 +: 8]
     wire [ROWS*COLS*8-1:0] a_t, b_t;
     genvar gi, gj, gp;
@@ -85,9 +93,10 @@ module spu_array #(
     endgenerate
 
     localparam integer NT = ROWS * COLS;
-    wire [NT*32-1:0] prod;
+    wire [NT*ACC_W-1:0] prod;
+    wire [NT-1:0]       p_nan, p_inf, p_sign;
     generate
-        if (USE_ICE40_DSP != 0) begin : g_dsp
+        if (USE_ICE40_DSP != 0 && ACC_W == 32) begin : g_dsp   // int8-only builds
             // tiles 2p and 2p+1 (row-major) share one DSP block
             for (gp = 0; gp < (NT + 1) / 2; gp = gp + 1) begin : g_pair
                 localparam integer T1 = (2 * gp + 1 < NT) ? 2 * gp + 1 : 2 * gp;
@@ -97,28 +106,35 @@ module spu_array #(
                     .a1_i(a_t[T1*8 +: 8]),     .b1_i(b_t[T1*8 +: 8]),
                     .p0_o(p0), .p1_o(p1)
                 );
-                assign prod[(2*gp)*32 +: 32] = {{16{p0[15]}}, p0};
+                assign prod[(2*gp)*ACC_W +: ACC_W] = {{(ACC_W-16){p0[15]}}, p0};
                 if (T1 != 2 * gp) begin : g_second
-                    assign prod[T1*32 +: 32] = {{16{p1[15]}}, p1};
+                    assign prod[T1*ACC_W +: ACC_W] = {{(ACC_W-16){p1[15]}}, p1};
                 end else begin : g_odd
                     wire [15:0] unused_p1 = p1;
                 end
             end
+            assign p_nan = {NT{1'b0}};
+            assign p_inf = {NT{1'b0}};
+            assign p_sign = {NT{1'b0}};
             wire [3:0] unused_fmt = fmt_i;
         end else begin : g_generic
             for (gp = 0; gp < NT; gp = gp + 1) begin : g_tile
-                spu_tile_mul u_mul (
+                spu_tile_mul #(.FORMATS(FORMATS), .ACC_W(ACC_W)) u_mul (
                     .fmt_i(fmt_i), .a_i(a_t[gp*8 +: 8]), .b_i(b_t[gp*8 +: 8]),
-                    .prod_o(prod[gp*32 +: 32])
+                    .term_o(prod[gp*ACC_W +: ACC_W]),
+                    .nan_o(p_nan[gp]), .inf_o(p_inf[gp]), .sign_o(p_sign[gp])
                 );
             end
         end
         for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
             for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
-                spu_tile u_tile (
+                localparam integer T = gi * COLS + gj;
+                spu_tile #(.ACC_W(ACC_W), .FLAGS(FLAGS)) u_tile (
                     .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i),
-                    .prod_i(prod[(gi*COLS+gj)*32 +: 32]),
-                    .acc_o (acc_o[(gi*COLS+gj)*32 +: 32])
+                    .term_i(prod[T*ACC_W +: ACC_W]),
+                    .nan_i(p_nan[T]), .inf_i(p_inf[T]), .sign_i(p_sign[T]),
+                    .acc_o (acc_o[T*ACC_W +: ACC_W]),
+                    .flags_o(flags_o[T*4 +: 4])
                 );
             end
         end

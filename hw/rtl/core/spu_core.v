@@ -27,7 +27,8 @@ module spu_core #(
     parameter integer USE_ICE40_DSP = 0,   // 1: tile multipliers in SB_MAC16 pairs (UP5K)
     parameter integer BROADCAST   = 0,     // 1: array row/column buses instead of systolic links (spu_array)
     parameter integer CNT_WIDTH   = 64,    // counter width kept (32 on boards), reads zero-extended
-    parameter integer CNT_RAM     = 0      // 1: counters 1..8 in an EBR (boards), spu_counters
+    parameter integer CNT_RAM     = 0,     // 1: counters 1..8 in an EBR (boards), spu_counters
+    parameter [31:0]  FORMATS     = 32'h1  // bit d: the array carries cfg in = dtype d (INFO formats)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -74,6 +75,9 @@ module spu_core #(
     localparam integer UAW = $clog2(UCODE_WORDS);
     localparam integer OFF = $clog2(WORD_BYTES);
     localparam integer DW  = WORD_BYTES * 8;
+    // a float format widens the accumulators to the exact fixed-point grid
+    // and adds out=f32 (docs/numerics.md "Datapath numerics")
+    localparam integer ACC_W = ((FORMATS & ~32'h1) != 32'd0) ? 80 : 32;
 
     // ---- microcode store ---------------------------------------------------------
     wire           ucode_re;
@@ -106,7 +110,7 @@ module spu_core #(
 
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
-        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH)
+        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS)
     ) u_seq (
         .clk_i(clk_i), .rst_i(rst_i),
         .run_i(run_i), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
@@ -181,7 +185,8 @@ module spu_core #(
     // ---- load unit, array, drain unit ---------------------------------------------------
     wire [ROWS*8-1:0]       west;
     wire [COLS*8-1:0]       north;
-    wire [ROWS*COLS*32-1:0] accs;
+    wire [ROWS*COLS*ACC_W-1:0] accs;
+    wire [ROWS*COLS*4-1:0]  acc_flags;
     // `st` swaps one cycle after its EXEC: the last product of an mm lands in
     // its tile at the end of the second cycle after the load unit's last_o,
     // which can be st's EXEC; one cycle later every accumulator register is
@@ -204,14 +209,16 @@ module spu_core #(
         .west_o(west), .north_o(north)
     );
 
-    spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST)) u_array (
+    spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST),
+                .FORMATS(FORMATS), .ACC_W(ACC_W)) u_array (
         .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st_q1 || run_i), .fmt_i(cfg_in),   // RUN: zero (as the model)
-        .west_i(west), .north_i(north), .acc_o(accs)
+        .west_i(west), .north_i(north), .acc_o(accs), .flags_o(acc_flags)
     );
 
-    spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW)) u_drain (
-        .clk_i(clk_i), .rst_i(rst_i), .load_i(st_q1), .acc_i(accs),
-        .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
+    spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
+                     .ACC_W(ACC_W)) u_drain (
+        .clk_i(clk_i), .rst_i(rst_i), .load_i(st_q1), .acc_i(accs), .flags_i(acc_flags),
+        .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
         .busy_o(drain_busy), .free_o(drain_free),
         .we_o(dr_we), .waddr_o(dr_waddr), .wdata_o(dr_wdata), .wbe_o(dr_wbe)

@@ -1,10 +1,13 @@
 // spu_decoder -- combinational decode of one microcode word: its fields and
 // whether it is ILLEGAL by its encoding alone (undefined opcode, a reserved bit
 // set per the OPMASK_* of the format, lui/shli/cfg reserved immediate bits, a
-// bad cfg value, an unknown counter id). Checks that need register values (loop
-// body, addresses) are the sequencer's.
+// bad cfg value, an unknown counter id), and fmt_o: a well-formed cfg naming
+// a dtype this build does not carry (FORMATS; trap FORMAT, docs/isa.md).
+// Checks that need register values (loop body, addresses) are the sequencer's.
 `default_nettype none
-module spu_decoder (
+module spu_decoder #(
+    parameter [31:0] FORMATS = 32'h1     // bit d: dtype code d is a carried `in`
+) (
     input  wire [31:0] insn_i,
     output wire [5:0]  op_o,
     output wire [3:0]  ra_o,
@@ -14,7 +17,8 @@ module spu_decoder (
     output wire [31:0] imm18u_o,   // zext(imm18)
     output wire [31:0] imm22s_o,   // sext(imm22)
     output wire [31:0] imm22u_o,   // zext(imm22)
-    output reg         illegal_o
+    output reg         illegal_o,
+    output reg         fmt_o        // cfg legal but not carried (not with illegal_o)
 );
 `include "spu_isa.vh"
     wire [5:0]  op    = insn_i[31:26];
@@ -36,6 +40,11 @@ module spu_decoder (
     wire [1:0] cfg_round = imm22[CFG_ROUND_LSB +: CFG_ROUND_W];
     // cfg bits above the last field are reserved
     localparam integer CFG_TOP = CFG_RELU_LSB + CFG_RELU_W;
+    // a float input format carried: the wide accumulators and the f32 output
+    localparam integer HAS_FP = ((FORMATS & ~32'h1) != 32'd0) ? 1 : 0;
+    wire in_known  = (cfg_in == DT_INT8) || (cfg_in == DT_E4M3) || (cfg_in == DT_E5M2);
+    wire out_known = (cfg_out == DT_INT8) || (cfg_out == DT_INT32) || (cfg_out == DT_F32);
+    wire in_carried = FORMATS[{1'b0, cfg_in}];
 
     reg [25:0] mask;
     reg        known;
@@ -67,16 +76,19 @@ module spu_decoder (
         endcase
 
         illegal_o = !known || ((body & ~mask) != 26'd0);
+        fmt_o     = 1'b0;
         case (op)
             OP_LUI:  if (imm22[21:16] != 6'd0) illegal_o = 1'b1;
             OP_SHLI: if (imm18[17:5] != 13'd0) illegal_o = 1'b1;
             OP_CFG: begin
-                // the array carries int8 only; st converts to int8 or int32
+                // in: an array dtype (spu_cfg.def); out: int8, int32, f32
                 if (imm22[21:CFG_TOP] != {(22-CFG_TOP){1'b0}}) illegal_o = 1'b1;
-                if (cfg_in != DT_INT8) illegal_o = 1'b1;
-                if (cfg_out != DT_INT8 && cfg_out != DT_INT32) illegal_o = 1'b1;
+                if (!in_known || !out_known) illegal_o = 1'b1;
                 if (cfg_round != RND_RNE && cfg_round != RND_RTZ && cfg_round != RND_RNA)
                     illegal_o = 1'b1;
+                // the build lacks the input format, or f32 out without a float format
+                if (!illegal_o && (!in_carried || (cfg_out == DT_F32 && HAS_FP == 0)))
+                    fmt_o = 1'b1;
             end
             OP_CNT:  if (imm18 >= CNT_COUNT[17:0]) illegal_o = 1'b1;
             default: ;

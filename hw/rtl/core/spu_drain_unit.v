@@ -1,7 +1,8 @@
 // spu_drain_unit -- the second accumulator buffer and the output pipeline.
 //
-// Drive: load_i (the `st` swap) snapshots every tile's sum (ROWS*COLS*32 bus
-// from spu_array) into shadow_q, with the cfg out/shift/round/relu and the
+// Drive: load_i (the `st` swap) snapshots every tile's sum (ROWS*COLS*ACC_W
+// bus from spu_array, and the tiles' flags when ACC_W > 32) into shadow_q,
+// with the cfg in/out/shift/round/relu and the
 // destination (base_i, row stride stride_i: aligned, range-checked by the
 // sequencer). From the next cycle the unit writes one scratchpad word per
 // cycle through we_o/waddr_o/wdata_o/wbe_o for exactly cycles_o cycles, the
@@ -13,10 +14,16 @@
 //   out=int8 : one write per group: LANES requantized bytes (one spu_requant
 //              each) at byte lane (group * LANES) of the row's word (a row of
 //              int8 fits one word, COLS <= WORD_BYTES);
-//   out=int32: the group's 4*LANES raw little-endian bytes: when that is a
+//   out=int32: the group's 4*LANES raw little-endian bytes (the low 32 bits
+//              of each accumulator): when that is a
 //              word or more, ceil(4*LANES/WORD_BYTES) whole words (a small
 //              chunk select); when less, one write at its byte lanes of the
 //              row's word (group * 4*LANES) / WORD_BYTES.
+//   out=f32  : as int32, each accumulator first rounded to binary32 by a
+//              spu_fx2f32 per lane (ACC_W > 32 only): RNE of acc * 2^LSB with
+//              LSB = 0 for cfg in=int8 and -32 for the float inputs; a NaN
+//              flag, +Inf and -Inf both, or a wrapped sum (ovf) give
+//              0x7FC00000, one Inf sign gives that Inf (docs/numerics.md).
 // Data reach the byte lanes by plain wiring (every group byte is copied to
 // every lane it can land on) and the byte enables pick the lanes. Groups
 // leave by shifting shadow_q down LANES elements (no ROWS*COLS:1 mux).
@@ -37,13 +44,16 @@ module spu_drain_unit #(
     parameter integer LANES      = COLS,
     parameter integer WORD_BYTES = 8,
     parameter integer AW         = 18,
+    parameter integer ACC_W      = 32,     // accumulator width (spu_array)
     parameter integer OFF        = $clog2(WORD_BYTES)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
     input  wire                    load_i,
-    input  wire [ROWS*COLS*32-1:0] acc_i,
-    input  wire [3:0]              out_i,      // DT_INT8 | DT_INT32
+    input  wire [ROWS*COLS*ACC_W-1:0] acc_i,
+    input  wire [ROWS*COLS*4-1:0]  flags_i,    // {ovf, ninf, pinf, nan} per tile
+    input  wire [3:0]              in_i,       // cfg in: the grid of out=f32
+    input  wire [3:0]              out_i,      // DT_INT8 | DT_INT32 | DT_F32
     input  wire [4:0]              shift_i,
     input  wire [1:0]              round_i,
     input  wire                    relu_i,
@@ -75,17 +85,20 @@ module spu_drain_unit #(
     localparam integer GM1   = G - 1;
     localparam [CHW-1:0] CH_LAST = CHGM1[CHW-1:0];
     localparam [GW-1:0]  G_LAST  = GM1[GW-1:0];
-    localparam integer GBITS = LANES * 32;
-    localparam integer NBITS = ROWS * COLS * 32;
+    localparam integer GBITS = LANES * ACC_W;
+    localparam integer NBITS = ROWS * COLS * ACC_W;
+    localparam integer HAS_F32 = (ACC_W > 32) ? 1 : 0;
+    wire out4 = (out_i == DT_INT32) || (out_i == DT_F32);   // 4-byte outputs
 
-    assign cycles_o = (out_i == DT_INT32) ? D32_16 : D8_16;
+    assign cycles_o = out4 ? D32_16 : D8_16;
 
     reg [NBITS-1:0]        shadow_q;
     reg [RW-1:0]           rem_q;
     reg [CHW-1:0]          chunk_q;            // word of the int32 group (WIDE)
     reg [GW-1:0]           grp_q;              // group of the row
     reg [AW-OFF-1:0]       row_q, stride_q;    // word addresses (aligned)
-    reg                    is32_q, relu_q;
+    reg                    is32_q, relu_q;     // is32_q: a 4-byte out (int32, f32)
+    reg                    isf_q, fpin_q;      // out=f32; cfg in a float format
     reg [4:0]              shift_q;
     reg [1:0]              round_q;
 
@@ -102,7 +115,10 @@ module spu_drain_unit #(
     assign busy_o = writing || we_q;
     assign we_o   = we_q;
 
-    wire [GBITS-1:0] front = shadow_q[GBITS-1:0];
+    // the front group as LANES 32-bit values: the low 32 bits of each
+    // accumulator, or (out=f32) its binary32 rounding
+    wire [GBITS-1:0]    frontw = shadow_q[GBITS-1:0];
+    wire [LANES*32-1:0] front;
     wire [31:0] grp32 = {{(32-GW){1'b0}}, grp_q};
     wire [31:0] chunk32 = {{(32-CHW){1'b0}}, chunk_q};
     wire grp_done = !is32_q || (chunk_q == CH_LAST);
@@ -115,15 +131,19 @@ module spu_drain_unit #(
             grp_q   <= {GW{1'b0}};
             row_q   <= {(AW-OFF){1'b0}};
             is32_q  <= 1'b0;
+            isf_q   <= 1'b0;
+            fpin_q  <= 1'b0;
             relu_q  <= 1'b0;
             shift_q <= 5'd0;
             round_q <= 2'd0;
         end else if (load_i) begin
-            rem_q   <= (out_i == DT_INT32) ? D32[RW-1:0] : D8[RW-1:0];
+            rem_q   <= out4 ? D32[RW-1:0] : D8[RW-1:0];
             chunk_q <= {CHW{1'b0}};
             grp_q   <= {GW{1'b0}};
             row_q   <= base_i[AW-1:OFF];
-            is32_q  <= (out_i == DT_INT32);
+            is32_q  <= out4;
+            isf_q   <= (out_i == DT_F32);
+            fpin_q  <= (in_i != DT_INT8);
             relu_q  <= relu_i;
             shift_q <= shift_i;
             round_q <= round_i;
@@ -152,9 +172,36 @@ module spu_drain_unit #(
         end
     end
 
+    genvar g;
+    generate
+        if (HAS_F32 != 0) begin : g_f32
+            reg [ROWS*COLS*4-1:0] fshadow_q;
+            always @(posedge clk_i) begin
+                if (load_i)
+                    fshadow_q <= flags_i;
+                else if (writing && grp_done)
+                    fshadow_q <= {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
+            end
+            for (g = 0; g < LANES; g = g + 1) begin : g_cvt
+                wire [3:0]  fl = fshadow_q[g*4 +: 4];   // {ovf, ninf, pinf, nan}
+                wire [31:0] f;
+                spu_fx2f32 #(.W(ACC_W), .EW(7)) u_cvt (
+                    .x_i(frontw[g*ACC_W +: ACC_W]), .e_i(fpin_q ? 7'h60 : 7'h00),   // 2^-32 | 2^0
+                    .nan_i(fl[0] | fl[3] | (fl[1] & fl[2])), .inf_i(fl[1] | fl[2]),
+                    .inf_sign_i(fl[2]), .f32_o(f)
+                );
+                assign front[g*32 +: 32] = isf_q ? f : frontw[g*ACC_W +: 32];
+            end
+        end else begin : g_no_f32
+            for (g = 0; g < LANES; g = g + 1) begin : g_lane
+                assign front[g*32 +: 32] = frontw[g*ACC_W +: 32];
+            end
+            wire unused_f = &{1'b0, flags_i, isf_q, fpin_q};
+        end
+    endgenerate
+
     // ---- int8: requantize the front group --------------------------------------
     wire [LANES*8-1:0] q8;
-    genvar g;
     generate
         for (g = 0; g < LANES; g = g + 1) begin : g_rq
             spu_requant u_rq (

@@ -37,6 +37,7 @@ module spu_sequencer #(
     parameter integer SPAD_BYTES  = 262144,
     parameter integer UCODE_WORDS = 1024,
     parameter integer LOOP_DEPTH  = 4,
+    parameter [31:0]  FORMATS     = 32'h1,   // carried `in` dtypes (spu_decoder: trap FORMAT)
     parameter integer AW          = $clog2(SPAD_BYTES),
     parameter integer UAW         = $clog2(UCODE_WORDS)
 ) (
@@ -127,11 +128,11 @@ module spu_sequencer #(
     wire [5:0]  op_f;       // decoded from the word out of the microcode RAM
     wire [3:0]  fa, fb, fc;
     wire [31:0] imm18s, imm18u, imm22s, imm22u;
-    wire        illegal_f;
-    spu_decoder u_dec (
+    wire        illegal_f, fmt_f;
+    spu_decoder #(.FORMATS(FORMATS)) u_dec (
         .insn_i(ucode_rdata_i), .op_o(op_f), .ra_o(fa), .rb_o(fb), .rc_o(fc),
         .imm18s_o(imm18s), .imm18u_o(imm18u), .imm22s_o(imm22s), .imm22u_o(imm22u),
-        .illegal_o(illegal_f)
+        .illegal_o(illegal_f), .fmt_o(fmt_f)
     );
     // The opcode and the (deep) illegal check are registered in FETCH, so
     // EXEC starts from flip-flops (timing); the fields and immediates are
@@ -152,11 +153,12 @@ module spu_sequencer #(
     // the next cycle: the instruction enters EXEC as `illegal` (no effect)
     // with the FETCH cause (timing: the watchdog's 32-bit compare of CYCLES
     // no longer feeds the state registers' enables in the same cycle)
-    reg         f_trap_q, f_wd_q;
+    reg         f_trap_q, f_wd_q, f_fmt_q;   // f_fmt_q: cfg of a dtype not carried
     always @(posedge clk_i) begin
         if (ph_q == P_FETCH) begin
             op      <= op_f;
-            illegal <= illegal_f || wd_hit || pc_bad;
+            illegal <= illegal_f || fmt_f || wd_hit || pc_bad;
+            f_fmt_q  <= fmt_f;
             f_trap_q <= wd_hit || pc_bad;
             f_wd_q   <= wd_hit;
             is_jmp  <= (op_f == OP_JMP);
@@ -200,7 +202,7 @@ module spu_sequencer #(
         stride_keep = {|v[31:SW-1], v[SW-2:0]};
     endfunction
     wire st_bad;
-    wire out32 = (cout_q == DT_INT32);
+    wire out32 = (cout_q == DT_INT32) || (cout_q == DT_F32);   // 4-byte outputs
     // st: base + (ROWS-1)*strideC + span > LIMIT (no wrap), with everything
     // that does not depend on the base register precomputed from strideC and
     // cfg `out` into registers (timing: EXEC only compares the base with a room).
@@ -371,6 +373,7 @@ module spu_sequencer #(
     always @* begin
         ex_trap  = illegal || loop_ill || loop_trap || mm_trap || st_trap;
         ex_cause = f_trap_q ? (f_wd_q ? TRAP_WATCHDOG : TRAP_PC_RANGE) :
+                   f_fmt_q ? TRAP_FORMAT :
                    (illegal || loop_ill) ? TRAP_ILLEGAL : is_loop ? TRAP_LOOP_STACK :
                    (is_mm || st_mis) ? TRAP_MISALIGNED : TRAP_SPAD_RANGE;
         ex_halt  = is_halt;                 // (used with ex_done: not illegal)

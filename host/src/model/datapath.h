@@ -1,0 +1,29 @@
+/*
+ * datapath.h -- the tile arithmetic of the reference model (internal):
+ * one tile's accumulator and what mm adds to it and st reads from it, per
+ * docs/numerics.md "Datapath numerics". Kept apart from spu_model.c because
+ * it uses the numerics library (whose names clash with the ISA header's).
+ */
+#ifndef SPU_MODEL_DATAPATH_H
+#define SPU_MODEL_DATAPATH_H
+
+#include <stdint.h>
+
+__extension__ typedef __int128 spu_dp_i128;
+
+/* One tile's accumulator: v is the SPU_ACC_W-bit register sign-extended;
+ * the flags are sticky until zacc / st / RUN. */
+typedef struct spu_dp_acc {
+    spu_dp_i128 v;
+    uint8_t nan, pinf, ninf, ovf;
+} spu_dp_acc;
+
+/* acc += A x B for the dtype code `in` (int8: integer product at 2^0;
+ * e4m3 / e5m2: exact product at 2^SPU_ACC_FP_LSB, NaN / Inf to the flags). */
+void spu_dp_mac(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b);
+/* st out=f32: binary32 bits of the accumulator read on the grid of `in`. */
+uint32_t spu_dp_to_f32(const spu_dp_acc *t, unsigned in);
+/* st out=int32 / int8: the low 32 bits. */
+int32_t spu_dp_low32(const spu_dp_acc *t);
+
+#endif
