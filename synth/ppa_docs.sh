@@ -28,9 +28,9 @@ trap 'rm -f "$table" "$mac"' EXIT
 } > "$table"
 if [ -f "$num/mac48_up5k.tsv" ]; then
     {
-        echo "| unit | clock (MHz) | stages | latency (cycles) | Fmax (MHz) | LCs | DSPs | elements | LCs per element |"
-        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-        awk -F'\t' 'NR > 1 { printf "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$num/mac48_up5k.tsv"
+        echo "| unit | clock (MHz) | closes | stages | latency (cycles) | Fmax (MHz) | LCs | DSPs | elements | LCs per element |"
+        echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+        awk -F'\t' 'NR > 1 { printf "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$num/mac48_up5k.tsv"
     } > "$mac"
 fi
 

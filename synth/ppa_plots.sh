@@ -5,10 +5,11 @@
 #       pipeline depth (labelled with STAGES), one series per format; FAMILY
 #       is mul (multipliers), cvt (converters, fx2f32, accumulator), mx (MX
 #       block dot units).
-#   OUTDIR/mac48_up5k.{png,svg} + mac48_up5k.tsv  per format, the cheapest
-#       depth (fewest LCs) of the multiplier that closes at 48 MHz on the
-#       UP5K, beside the accumulator; and the MX dot units at 24 MHz per
-#       element.
+#   OUTDIR/mac48_up5k.{png,svg} + mac48_up5k.tsv  per unit and format on the
+#       UP5K, the cheapest depth (fewest LCs) that closes at 48 MHz
+#       (multipliers, accumulator, converters) or 24 MHz (MX dot units, LCs
+#       per element); the TSV also lists, as closes = no, the fastest depth of
+#       the units that do not close (the chart shows only those that do).
 # Rows without fmax (failed runs) are left out of the charts; they stay in
 # the report with their status.
 set -euo pipefail
@@ -61,26 +62,31 @@ for dev in up5k hx8k; do
 done
 
 # ---- summary: multiply-accumulate cost at a fixed clock on the UP5K ---------
+# closes = yes: the cheapest depth that meets the clock; no: the fastest depth
 awk -F, '
 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 $col["kind"] == "unit" && $col["device"] == "up5k" && $col["fmax_mhz"] != "" && $col["stages"] != "" {
     n = $col["name"]; sub(/^spu_/, "", n); sub(/_s[0-9]+$/, "", n)
+    if (n !~ /^(mul_|acc_fx|mx_dot|cvt_f32|fx2f32)/) next
     target = (n ~ /^mx_dot/) ? 24 : 48
-    if (n !~ /^(mul_|acc_fx|mx_dot)/ || $col["fmax_mhz"] + 0 < target) next
-    if (!(n in best) || $col["lcs"] + 0 < lcs[n]) {
-        best[n] = 1; lcs[n] = $col["lcs"] + 0; dsp[n] = $col["dsps"] + 0
-        st[n] = $col["stages"]; lat[n] = $col["latency_cycles"]; fm[n] = $col["fmax_mhz"]; tg[n] = target
+    f = $col["fmax_mhz"] + 0; l = $col["lcs"] + 0
+    ok = f >= target
+    better = !(n in have) || (ok && !cl[n]) || (ok && cl[n] && l < lcs[n]) || (!ok && !cl[n] && f > fm[n])
+    if (better) {
+        have[n] = 1; cl[n] = ok; lcs[n] = l; dsp[n] = $col["dsps"] + 0
+        st[n] = $col["stages"]; lat[n] = $col["latency_cycles"]; fm[n] = f; tg[n] = target
     }
 }
 END {
-    print "unit\ttarget_mhz\tstages\tlatency_cycles\tfmax_mhz\tlcs\tdsps\telements\tlcs_per_element"
-    for (n in best) {
+    print "unit\ttarget_mhz\tcloses\tstages\tlatency_cycles\tfmax_mhz\tlcs\tdsps\telements\tlcs_per_element"
+    for (n in have) {
         el = 1; if (match(n, /_n[0-9]+$/)) el = substr(n, RSTART + 2) + 0
-        printf "%s\t%d\t%s\t%s\t%.2f\t%d\t%d\t%d\t%.1f\n", n, tg[n], st[n], lat[n], fm[n], lcs[n], dsp[n], el, lcs[n] / el
+        printf "%s\t%d\t%s\t%s\t%s\t%.2f\t%d\t%d\t%d\t%.1f\n", n, tg[n], cl[n] ? "yes" : "no", st[n], lat[n], fm[n], lcs[n], dsp[n], el, lcs[n] / el
     }
 }' "$csv" | { read -r h; echo "$h"; sort; } > "$out/mac48_up5k.tsv"
+awk -F'\t' 'NR == 1 || $3 == "yes"' "$out/mac48_up5k.tsv" > "$out/data/mac48_closing.tsv"
 
-if [ "$(wc -l < "$out/mac48_up5k.tsv")" -gt 1 ]; then
+if [ "$(wc -l < "$out/data/mac48_closing.tsv")" -gt 1 ]; then
     for term in "pngcairo size 900,550 font ',11'" "svg size 900,550 font 'sans,11'"; do
         ext=png; [[ $term == svg* ]] && ext=svg
         gnuplot <<GP
@@ -95,8 +101,8 @@ set xtics rotate by -35 scale 0
 set grid ytics
 set yrange [0:*]
 set datafile separator '\t'
-plot '$out/mac48_up5k.tsv' every ::1 using 9:xtic(1) notitle lc rgb '#4477aa', \
-     '' every ::1 using 0:9:(sprintf('s%s/%sd', stringcolumn(3), stringcolumn(7))) with labels offset 0,0.8 notitle
+plot '$out/data/mac48_closing.tsv' every ::1 using 10:xtic(1) notitle lc rgb '#4477aa', \
+     '' every ::1 using 0:10:(sprintf('s%s/%sd', stringcolumn(4), stringcolumn(8))) with labels offset 0,0.8 notitle
 GP
     done
 fi
