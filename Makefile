@@ -47,6 +47,8 @@ deps:
 RUN_DEVICE ?= sim
 run: deps all
 	$(BUILD)/bin/spu gemm --device $(RUN_DEVICE) --m 64 --n 64 --k 512 --dtype int8 --seed 1
+	$(BUILD)/bin/spu gemm --device $(RUN_DEVICE) --m 64 --n 64 --k 256 --dtype e4m3 --seed 1
+	@$(MAKE) --no-print-directory run-infer
 
 # fuzz-smoke (tests/fuzz/build.mk): the parsers under libFuzzer, fixed seed
 test: deps all $(TEST_BINS) fuzz-smoke

@@ -10,8 +10,9 @@
 #   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word)
 # c8 and c8n carry every array format (FORMATS = int8 e4m3 e5m2, as spu-sim);
 # c4 carries int8 only (the boards' FORMATS = 1).
-# --public-flat-rw lets the harness read the scalar registers (the ISA has no
-# scalar store). Single job, -O1 C++ (shared machine).
+# The harness reads the scalar registers through the core's REGS port, so no
+# internal signal is made public (--public-flat-rw made the float 8x8's
+# symbol table alone take many minutes to compile). Single job, -O1 C++.
 #   make build/tests/spu_rtl_core_tests
 
 RTLC_DIR     := $(BUILD)/rtl_core
@@ -37,7 +38,7 @@ RTLC_OBJS    := $(patsubst tests/rtl_core/%.cc,$(RTLC_DIR)/obj/%.o,$(RTLC_SRCS))
 define rtlc_model_rule
 $(RTLC_DIR)/$(1)/Vspu_core_$(1)__ALL.a: $(RTLC_RTL) $(RTLC_NUM) $(RTLC_VLT) $(BUILD)/gen/spu_isa.vh tests/rtl_core/build.mk
 	@mkdir -p $(RTLC_DIR)
-	verilator --cc --build --build-jobs 1 -Wall -O3 -CFLAGS -O1 --public-flat-rw \
+	verilator --cc --build --build-jobs 1 -Wall -O3 -CFLAGS -O1 \
 	    -I$(BUILD)/gen -y hw/rtl/numerics -Mdir $(RTLC_DIR)/$(1) --prefix Vspu_core_$(1) --top-module spu_core \
 	    $(RTLC_GEOM_$(1)) $(RTLC_VLT) $(RTLC_RTL) > $(RTLC_DIR)/$(1).log 2>&1 \
 	    || { cat $(RTLC_DIR)/$(1).log; exit 1; }
