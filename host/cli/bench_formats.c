@@ -20,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dtype codes of hw/isa/spu_cfg.def (isa.h's names clash with numerics.h) */
-enum {
-#define SPU_DTYPE(n, k, c, b, a) BDT_##n = (c),
-#include "spu_cfg.def"
-    BDT_END_
-};
 
 static const char usage[] =
     "usage: spu bench formats [--device URI] [--m M --n N --k K] [--seed S]\n"
@@ -39,24 +33,7 @@ static const char usage[] =
     "bytes; and from the PPA report (default build/ppa/report.json, if present)\n"
     "the LCs and Fmax of each board configuration that carries the format.\n";
 
-typedef struct bfmt {
-    const char *key;
-    int dt;
-    spu_fmt fmt;
-} bfmt;
-static const bfmt fmts[] = {
-    { "int8", BDT_INT8, SPU_FMT_INT8 },
-    { "e4m3", BDT_E4M3, SPU_FMT_E4M3 },
-    { "e5m2", BDT_E5M2, SPU_FMT_E5M2 },
-};
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* The spu rows of the PPA report whose name carries the format (names end
  * in _<fmt>[_<fmt>...], synth/ppa_table.tsv). */
@@ -158,8 +135,8 @@ int spu_bench_formats(int argc, char **argv)
         goto out;
     }
     uint64_t st = seed;
-    for (size_t i = 0; i < sa; i++) Af[i] = (float)((mix(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
-    for (size_t i = 0; i < sb; i++) Bf[i] = (float)((mix(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
+    for (size_t i = 0; i < sa; i++) Af[i] = (float)((cli_splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
+    for (size_t i = 0; i < sb; i++) Bf[i] = (float)((cli_splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
     for (uint32_t i = 0; i < M; i++)
         for (uint32_t j = 0; j < N; j++) {
             double r = 0;
@@ -181,23 +158,23 @@ int spu_bench_formats(int argc, char **argv)
                "%-6s %-5s %12s %12s %9s %10s %10s %10s\n", device, info.rows, info.cols, info.formats,
                M, N, M, K, K, N, "format", "out", "max_abs_err", "rel_rms_err", "sqnr_db", "cycles",
                "model", "link_B");
-    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
-        const bfmt *F = &fmts[f];
+    for (size_t f = 0; f < cli_gemm_ndtypes; f++) {
+        const cli_gemm_dtype *F = &cli_gemm_dtypes[f];
         if (!(info.formats & (1u << F->dt)))
             continue;
         /* int8: symmetric per-tensor scale 127/4; floats: RNE, saturating */
-        const double scale = F->dt == BDT_INT8 ? 4.0 / 127.0 : 1.0;
+        const double scale = F->dt == CLI_DT_INT8 ? 4.0 / 127.0 : 1.0;
         for (size_t i = 0; i < sa; i++)
-            A[i] = F->dt == BDT_INT8 ? (uint8_t)(int8_t)lrint(Af[i] / scale)
+            A[i] = F->dt == CLI_DT_INT8 ? (uint8_t)(int8_t)lrint(Af[i] / scale)
                                      : (uint8_t)spu_from_f32(F->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
         for (size_t i = 0; i < sb; i++)
-            B[i] = F->dt == BDT_INT8 ? (uint8_t)(int8_t)lrint(Bf[i] / scale)
+            B[i] = F->dt == CLI_DT_INT8 ? (uint8_t)(int8_t)lrint(Bf[i] / scale)
                                      : (uint8_t)spu_from_f32(F->fmt, Bf[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
         spu_gemm_opts go = { strcmp(info.device, "model") != 0, 0 };
         spu_gemm_stats s;
-        const int out_f32 = f32_out || F->dt != BDT_INT8;
+        const int out_f32 = f32_out || F->dt != CLI_DT_INT8;
         if (out_f32) {
-            rc = spu_gemm(dev, (unsigned)F->dt, BDT_F32, M, N, K, A, B, C, &go, &s);
+            rc = spu_gemm(dev, (unsigned)F->dt, CLI_DT_F32, M, N, K, A, B, C, &go, &s);
         } else {   /* an int8-only device: int32 out, converted here (exact below 2^24) */
             int32_t *Ci = (int32_t *)C;
             rc = spu_gemm_i8(dev, M, N, K, (const int8_t *)A, (const int8_t *)B, Ci, &go, &s);
@@ -211,7 +188,7 @@ int spu_bench_formats(int argc, char **argv)
             s.model_cycles = s.cycles;
         double max_abs = 0, se = 0, sr = 0;
         for (size_t i = 0; i < sc; i++) {
-            double e = fabs((double)C[i] * (F->dt == BDT_INT8 ? scale * scale : 1.0) - R[i]);
+            double e = fabs((double)C[i] * (F->dt == CLI_DT_INT8 ? scale * scale : 1.0) - R[i]);
             if (!(e <= max_abs)) max_abs = e;
             se += e * e;
             sr += R[i] * R[i];

@@ -11,6 +11,27 @@
 #include "commands.def"
 #undef SPU_COMMAND
 
+/* dtype codes of hw/isa/spu_cfg.def (spu/isa.h's names clash with spu/numerics.h,
+ * so the GEMM commands take them from the table here) */
+enum {
+#define SPU_DTYPE(n, k, c, b, a) CLI_DT_##n = (c),
+#include "spu_cfg.def"
+    CLI_DT_END_
+};
+
+/* The operand dtypes the GEMM commands (gemm, bench formats) offer: the
+ * dtype code and the numerics library's format (an spu_fmt) of each. */
+typedef struct cli_gemm_dtype {
+    const char *key;
+    int dt;
+    int fmt;
+} cli_gemm_dtype;
+extern const cli_gemm_dtype cli_gemm_dtypes[];
+extern const size_t cli_gemm_ndtypes;
+
+/* The random stream of the GEMM commands' --seed operands (splitmix64). */
+uint64_t cli_splitmix64(uint64_t *s);
+
 /* `spu bench gemm` (bench_gemm.c), a row of cmd_bench.c's table. */
 int spu_bench_gemm(int argc, char **argv);
 /* `spu bench formats` (bench_formats.c), a row of cmd_bench.c's table. */

@@ -2,6 +2,7 @@
  * cli_util.c -- helpers shared by the subcommands (errors, numbers, files).
  */
 #include "cli.h"
+#include "spu/numerics.h"
 #include "spu/spu.h"
 #include "spu/npy.h"
 #include "spu/outfile.h"
@@ -206,4 +207,19 @@ int cli_check_output(const char *cmd, const char *path)
     if (path && spu_outfile_check(path, err, sizeof err))
         return cli_fail(cmd, "cannot write %s", err);
     return 0;
+}
+
+const cli_gemm_dtype cli_gemm_dtypes[] = {
+    { "int8", CLI_DT_INT8, SPU_FMT_INT8 },
+    { "e4m3", CLI_DT_E4M3, SPU_FMT_E4M3 },
+    { "e5m2", CLI_DT_E5M2, SPU_FMT_E5M2 },
+};
+const size_t cli_gemm_ndtypes = sizeof cli_gemm_dtypes / sizeof cli_gemm_dtypes[0];
+
+uint64_t cli_splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
 }

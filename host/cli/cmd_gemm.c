@@ -19,12 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dtype codes of hw/isa/spu_cfg.def (isa.h's names clash with numerics.h) */
-enum {
-#define SPU_DTYPE(n, k, c, b, a) DT_##n = (c),
-#include "spu_cfg.def"
-    DT_END_
-};
 
 static const char usage[] =
     "usage: spu gemm [--device URI] --m M --n N --k K [--dtype int8|e4m3|e5m2]\n"
@@ -58,16 +52,6 @@ static const char usage[] =
 /* Host memory a GEMM may take (A + B + C + reference C), checked before allocating. */
 #define GEMM_HOST_MAX ((uint64_t)4 << 30)
 
-typedef struct dtype_name {
-    const char *key;
-    int dt;
-    spu_fmt fmt;
-} dtype_name;
-static const dtype_name dtypes[] = {
-    { "int8", DT_INT8, SPU_FMT_INT8 },
-    { "e4m3", DT_E4M3, SPU_FMT_E4M3 },
-    { "e5m2", DT_E5M2, SPU_FMT_E5M2 },
-};
 
 /* The documented device result of one dot product of float codes: the
  * exact sum (each product decoded by the library, exact in double, summed
@@ -125,13 +109,6 @@ static uint32_t f32_bits(float f)
     return u;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 static int load_matrix(const char *path, spu_tensor *t, const char *what, int want)
 {
@@ -162,7 +139,7 @@ int spu_cmd_gemm(int argc, char **argv)
     const char *device = cli_default_device(), *apath = NULL, *bpath = NULL, *out = NULL;
     uint64_t dims[3] = { 0, 0, 0 }, seed = 1;
     int have[3] = { 0, 0, 0 }, json = 0, c, codes = 0, out_dt = -1, have_seed = 0;
-    const dtype_name *dt = &dtypes[0];
+    const cli_gemm_dtype *dt = &cli_gemm_dtypes[0];
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -176,15 +153,15 @@ int spu_cmd_gemm(int argc, char **argv)
         }
         case 't':
             dt = NULL;
-            for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
-                if (!strcmp(optarg, dtypes[i].key))
-                    dt = &dtypes[i];
+            for (size_t i = 0; i < cli_gemm_ndtypes; i++)
+                if (!strcmp(optarg, cli_gemm_dtypes[i].key))
+                    dt = &cli_gemm_dtypes[i];
             if (!dt)
                 return cli_usage_error("gemm", "unsupported --dtype '%s' (supported: int8 e4m3 e5m2)", optarg);
             break;
         case 'O':
-            if (!strcmp(optarg, "int32")) out_dt = DT_INT32;
-            else if (!strcmp(optarg, "f32")) out_dt = DT_F32;
+            if (!strcmp(optarg, "int32")) out_dt = CLI_DT_INT32;
+            else if (!strcmp(optarg, "f32")) out_dt = CLI_DT_F32;
             else
                 return cli_usage_error("gemm", "unsupported --out-dtype '%s' (supported: int32 f32)", optarg);
             break;
@@ -207,10 +184,10 @@ int spu_cmd_gemm(int argc, char **argv)
     if (!apath != !bpath)
         return cli_usage_error("gemm", "--a and --b go together");
 
-    const int is_float = dt->dt != DT_INT8;
+    const int is_float = dt->dt != CLI_DT_INT8;
     if (out_dt < 0)
-        out_dt = is_float ? DT_F32 : DT_INT32;
-    if (out_dt == DT_INT32 && is_float)
+        out_dt = is_float ? CLI_DT_F32 : CLI_DT_INT32;
+    if (out_dt == CLI_DT_INT32 && is_float)
         return cli_usage_error("gemm", "--out-dtype int32 needs --dtype int8 (float inputs give f32)");
     if (codes && (!is_float || !apath))
         return cli_usage_error("gemm", "--codes needs a float --dtype and --a/--b");
@@ -293,15 +270,15 @@ int spu_cmd_gemm(int argc, char **argv)
                     goto done;
                 }
                 uint64_t st = seed;
-                for (size_t i = 0; i < sa; i++) Af[i] = (float)((splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
-                for (size_t i = 0; i < sb; i++) Bf[i] = (float)((splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
+                for (size_t i = 0; i < sa; i++) Af[i] = (float)((cli_splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
+                for (size_t i = 0; i < sb; i++) Bf[i] = (float)((cli_splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
             }
             for (size_t i = 0; i < sa; i++) A[i] = (uint8_t)spu_from_f32(dt->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
             for (size_t i = 0; i < sb; i++) B[i] = (uint8_t)spu_from_f32(dt->fmt, Bf[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
         } else {
             uint64_t st = seed;
-            for (size_t i = 0; i < sa; i++) A[i] = (uint8_t)(splitmix64(&st) >> 56);
-            for (size_t i = 0; i < sb; i++) B[i] = (uint8_t)(splitmix64(&st) >> 56);
+            for (size_t i = 0; i < sa; i++) A[i] = (uint8_t)(cli_splitmix64(&st) >> 56);
+            for (size_t i = 0; i < sb; i++) B[i] = (uint8_t)(cli_splitmix64(&st) >> 56);
         }
     }
     uint32_t *C = malloc((size_t)M * N * sizeof *C), *R = malloc((size_t)M * N * sizeof *R);
@@ -320,7 +297,7 @@ int spu_cmd_gemm(int argc, char **argv)
     /* simulators: the simulated board's time for the whole call, link included (docs/sim.md) */
     spu_sim_time_t st0, st1;
     const int have_sim = spu_sim_time(dev, &st0) == 0;
-    if (!is_float && out_dt == DT_INT32)
+    if (!is_float && out_dt == CLI_DT_INT32)
         rc = spu_gemm_i8(dev, M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)C, &go, &s);
     else
         rc = spu_gemm(dev, (unsigned)dt->dt, (unsigned)out_dt, M, N, K, A, B, C, &go, &s);
@@ -331,7 +308,7 @@ int spu_cmd_gemm(int argc, char **argv)
             cli_fail("gemm", "device trapped: %s at pc %u", spu_trap_name(st.trap), st.pc);
         else if (rc == SPU_ENOTSUP && !(info.formats & (1u << dt->dt)))
             cli_fail("gemm", "%s does not carry %s (INFO formats 0x%x)", device, dt->key, info.formats);
-        else if (rc == SPU_ENOTSUP && out_dt == DT_F32)
+        else if (rc == SPU_ENOTSUP && out_dt == CLI_DT_F32)
             cli_fail("gemm", "on %s: f32 output needs K in one scratchpad piece (K = %u is too large, "
                      "docs/numerics.md)", device, K);
         else if (rc == SPU_EMISMATCH)
@@ -344,7 +321,7 @@ int spu_cmd_gemm(int argc, char **argv)
         s.model_cycles = s.cycles;
     /* the reference: int8 -> int32 a triple loop; otherwise the exact sum
      * rounded once (int8 -> f32: the int64 sum rounded by the C cast) */
-    if (!is_float && out_dt == DT_INT32) {
+    if (!is_float && out_dt == CLI_DT_INT32) {
         spu_gemm_i8_reference(M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)R);
     } else {
         for (uint32_t i = 0; i < M; i++)
@@ -369,7 +346,7 @@ int spu_cmd_gemm(int argc, char **argv)
         }
     /* error of the device result against fp64 of the unquantized inputs */
     double max_abs = 0, se = 0, sr = 0;
-    int have_err = out_dt == DT_F32;
+    int have_err = out_dt == CLI_DT_F32;
     if (have_err) {
         for (uint32_t i = 0; i < M; i++)
             for (uint32_t j = 0; j < N; j++) {
@@ -400,13 +377,13 @@ int spu_cmd_gemm(int argc, char **argv)
     const double sqnr = se > 0 ? 10 * log10(sr / se) : INFINITY;
     const double util = s.cycles ? (double)s.macs / ((double)s.cycles * info.rows * info.cols) : 0.0;
     if (out) {
-        spu_tensor tc = { out_dt == DT_F32 ? SPU_NPY_FLOAT32 : SPU_NPY_INT32, 2, { M, N }, C };
+        spu_tensor tc = { out_dt == CLI_DT_F32 ? SPU_NPY_FLOAT32 : SPU_NPY_INT32, 2, { M, N }, C };
         cli_output o;
         char hdr[640];
         if (cli_npy_output(&o, out, &tc, hdr, sizeof hdr) || cli_write_outputs("gemm", 1, &o))
             goto cleanup;
     }
-    const char *out_key = out_dt == DT_F32 ? "f32" : "int32";
+    const char *out_key = out_dt == CLI_DT_F32 ? "f32" : "int32";
     if (json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "device", device);
@@ -452,7 +429,7 @@ int spu_cmd_gemm(int argc, char **argv)
         printf("spu gemm on %s (%ux%u array): C[%u x %u] = A[%u x %u] x B[%u x %u], %s -> %s\n",
                device, info.rows, info.cols, M, N, M, K, K, N, dt->key, out_key);
         printf("  %-12s %s\n", "result", nbad ? "MISMATCH"
-               : is_float || out_dt == DT_F32 ? "bit-exact vs exact-sum reference (one RNE rounding)"
+               : is_float || out_dt == CLI_DT_F32 ? "bit-exact vs exact-sum reference (one RNE rounding)"
                                                : "bit-exact vs plain C reference");
         printf("  %-12s %" PRIu64 "  (model %" PRIu64 ", %u piece%s)\n", "cycles", s.cycles,
                s.model_cycles, s.pieces, s.pieces == 1 ? "" : "s");
