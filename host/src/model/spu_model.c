@@ -2,10 +2,12 @@
  * spu_model.c -- the SPU reference model (functional + cycle), docs/isa.md.
  *
  * An instruction-level interpreter with an exact timeline: instruction n
- * starts at cycle T_n and costs its base cost plus the tensor extras. The
- * drain unit is modelled as "busy until drain_free"; its writes land in the
- * scratchpad when st issues (a program observes them only after sync/halt,
- * as on the RTL).
+ * starts at cycle T_n (its FETCH) and costs its base cost plus its waits.
+ * The tensor unit (docs/isa.md "Tensor unit") is modelled by the cycles its
+ * one-entry queue, its stream engine and the drain unit free up: mm / st /
+ * zacc take effect (MACs, the accumulator swap and the drain's writes) when
+ * the sequencer hands them over; a program observes the writes only after
+ * sync/halt, as on the RTL.
  */
 #include "spu/model.h"
 #include "spu/isa.h"
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #define MAX_LOOP_DEPTH 16
+#define TU_NEVER ((uint64_t)1 << 62)   /* after an mm's range trap: nothing more runs */
 
 typedef struct loop_entry {
     uint32_t start, end, count;
@@ -35,7 +38,14 @@ struct spu_model {
     unsigned cfg_in, cfg_out, cfg_shift, cfg_round, cfg_relu;
     uint32_t stride_a, stride_b, stride_c;
     uint64_t now;                 /* T_n relative to RUN */
-    uint64_t drain_free;
+    /* tensor unit, in cycles relative to RUN (docs/isa.md "Tensor unit") */
+    uint64_t tu_launch;           /* launch cycle of the last command queued  */
+    uint64_t tu_engine;           /* first cycle the stream engine is free    */
+    uint64_t tu_idle;             /* first cycle nothing is queued or in flight */
+    uint64_t st_ready;            /* first cycle the next st may launch       */
+    uint64_t drain_done;          /* first cycle sync / halt may complete     */
+    uint64_t kill_at;             /* an mm's bad step, or TU_NEVER            */
+    uint32_t kill_pc;
     uint32_t watchdog;
     uint64_t cnt[SPU_CNT_COUNT];
     spu_model_trace_fn trace;
@@ -226,7 +236,9 @@ static void reset_run_state(spu_model *m)
     m->stride_c = m->cfg.cols * 4;
     clear_acc(m);
     m->now = 0;
-    m->drain_free = 0;
+    m->tu_launch = m->tu_engine = m->tu_idle = m->st_ready = m->drain_done = 0;
+    m->kill_at = TU_NEVER;
+    m->kill_pc = 0;
     m->trap = SPU_TRAP_NONE;
     for (int i = 0; i <= SPU_CNT_DRAIN_BUSY; i++)
         m->cnt[i] = 0;
@@ -260,12 +272,23 @@ static uint32_t bank_of(const spu_model *m, uint64_t addr)
     return (uint32_t)(addr / (m->cfg.spad_bytes / m->cfg.spad_banks));
 }
 
-/* Cycles the drain unit still needs at the current time; counts the stall. */
-static uint64_t drain_wait(spu_model *m)
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* The cycle a tensor instruction whose EXEC starts at e0 is taken by the
+ * queue (the previous command has launched by then, or launches then). */
+static uint64_t tu_accept(const spu_model *m, uint64_t e0)
 {
-    uint64_t wait = m->drain_free > m->now ? m->drain_free - m->now : 0;
-    m->cnt[SPU_CNT_STALL_DRAIN] += wait;
-    return wait;
+    return max64(e0, m->tu_launch);
+}
+
+/* Launch cycle of a command accepted in cycle e (st: also the drain unit). */
+static uint64_t tu_launch(spu_model *m, uint64_t e, int is_st)
+{
+    uint64_t L = max64(e + 1, m->tu_engine);
+    if (is_st)
+        L = max64(L, m->st_ready);
+    m->tu_launch = L;
+    return L;
 }
 
 /* mm: returns 0 or a trap cause; *extra receives the extra cycles. */
@@ -288,6 +311,13 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
         return 0;
     if (a % wb || b % wb || m->stride_a % wb || m->stride_b % wb)
         return SPU_TRAP_MISALIGNED;
+    const uint64_t e = tu_accept(m, m->now + 1);
+    *extra = e - (m->now + 1);
+    const uint64_t L = tu_launch(m, e, 0);
+    if (L >= TU_NEVER) {                 /* behind an mm that traps: never runs */
+        m->tu_engine = m->tu_idle = TU_NEVER;
+        return 0;
+    }
     /* The steps run in order; the first whose A or B word lies outside the
      * scratchpad traps SPAD_RANGE when it is reached, after the steps before
      * it (docs/isa.md). */
@@ -306,17 +336,18 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
                 spu_dp_mac(&row[j], m->cfg_in, va[i], vb[j]);
         }
     }
-    if (run < k) {               /* trapped at step `run`: count what ran */
-        m->cnt[SPU_CNT_MAC_ACTIVE] += run;
-        m->cnt[SPU_CNT_STALL_BANK] += conflicts;
-        m->cnt[SPU_CNT_MM_CYCLES] += run + conflicts;
-        m->now += run + conflicts;
-        return SPU_TRAP_SPAD_RANGE;
-    }
-    *extra = k + conflicts + R + C - 2;
-    m->cnt[SPU_CNT_MAC_ACTIVE] += k;
+    m->cnt[SPU_CNT_MAC_ACTIVE] += run;
     m->cnt[SPU_CNT_STALL_BANK] += conflicts;
-    m->cnt[SPU_CNT_MM_CYCLES] += *extra;
+    m->cnt[SPU_CNT_MM_CYCLES] += run + conflicts;
+    if (run < k) {               /* the stream reaches step `run` outside: trap then */
+        m->kill_at = L + 1 + run + conflicts;
+        m->kill_pc = m->pc;
+        m->tu_engine = m->tu_idle = m->tu_launch = TU_NEVER;
+        return 0;
+    }
+    const uint64_t last = L + k + conflicts;          /* cycle of the last step's read */
+    m->tu_engine = last + 1;
+    m->tu_idle = last + R + C + 1;
     return 0;
 }
 
@@ -328,7 +359,21 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
         return SPU_TRAP_MISALIGNED;
     if ((uint64_t)addr + (uint64_t)(R - 1) * m->stride_c + (uint64_t)C * out->bytes > m->cfg.spad_bytes)
         return SPU_TRAP_SPAD_RANGE;
-    uint64_t wait = drain_wait(m);
+    const uint64_t e = tu_accept(m, m->now + 1);
+    *extra = e - (m->now + 1);
+    const uint64_t L = tu_launch(m, e, 1);
+    uint32_t d = spu_model_drain_cycles(&m->cfg, m->cfg_out);
+    m->cnt[SPU_CNT_DRAIN_BUSY] += d;
+    if (L >= TU_NEVER) {
+        m->tu_engine = m->tu_idle = TU_NEVER;
+        return 0;
+    }
+    /* the token's wave reaches the last tile at G; the drain writes G+1..G+d */
+    const uint64_t G = L + R + C;
+    m->tu_engine = L + 1;
+    m->tu_idle = G + 1;
+    m->st_ready = max64(G + 1, G + d - 1);
+    m->drain_done = G + d - 1;
     for (uint32_t i = 0; i < R; i++) {
         uint8_t *dst = m->spad + addr + (size_t)i * m->stride_c;
         for (uint32_t j = 0; j < C; j++) {
@@ -346,16 +391,33 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
         }
     }
     clear_acc(m);
-    uint32_t d = spu_model_drain_cycles(&m->cfg, m->cfg_out);
-    m->drain_free = m->now + wait + d;
-    m->cnt[SPU_CNT_DRAIN_BUSY] += d;
-    *extra = wait;
     return 0;
 }
 
-static int exec_cfg(spu_model *m, uint32_t imm)
+/* zacc: a token through the queue, like st without the drain. */
+static void exec_zacc(spu_model *m, uint64_t *extra)
 {
-    unsigned f[SPU_CFG_FIELD_COUNT];
+    const uint32_t R = m->cfg.rows, C = m->cfg.cols;
+    const uint64_t e = tu_accept(m, m->now + 1);
+    *extra = e - (m->now + 1);
+    const uint64_t L = tu_launch(m, e, 0);
+    if (L >= TU_NEVER) {
+        m->tu_engine = m->tu_idle = TU_NEVER;
+        return;
+    }
+    m->tu_engine = L + 1;
+    m->tu_idle = L + R + C + 1;
+    clear_acc(m);
+}
+
+/* Wait of an instruction whose EXEC starts at now+1 until `ready`. */
+static uint64_t wait_until(const spu_model *m, uint64_t ready)
+{
+    return ready > m->now + 1 ? ready - (m->now + 1) : 0;
+}
+
+static int cfg_decode(const spu_model *m, uint32_t imm, unsigned f[SPU_CFG_FIELD_COUNT])
+{
     uint32_t used = 0;
     for (int i = 0; i < SPU_CFG_FIELD_COUNT; i++) {
         const spu_cfg_field_desc *d = &spu_cfg_field_table[i];
@@ -365,7 +427,13 @@ static int exec_cfg(spu_model *m, uint32_t imm)
     }
     if ((imm & ~used) || f[SPU_CFG_ROUND] > SPU_ROUND_RNA)
         return SPU_TRAP_ILLEGAL;
-    int bad = spu_model_cfg_check(m->cfg.formats, f[SPU_CFG_IN], f[SPU_CFG_OUT]);
+    return spu_model_cfg_check(m->cfg.formats, f[SPU_CFG_IN], f[SPU_CFG_OUT]);
+}
+
+static int exec_cfg(spu_model *m, uint32_t imm)
+{
+    unsigned f[SPU_CFG_FIELD_COUNT];
+    int bad = cfg_decode(m, imm, f);
     if (bad)
         return bad;
     m->cfg_in = f[SPU_CFG_IN];
@@ -376,10 +444,38 @@ static int exec_cfg(spu_model *m, uint32_t imm)
     return 0;
 }
 
+/* An mm's stream reached a step outside the scratchpad at cycle kill_at,
+ * during the instruction that starts at now: it has no effect. */
+static int do_kill(spu_model *m)
+{
+    m->state = SPU_STATE_TRAPPED;
+    m->trap = SPU_TRAP_SPAD_RANGE;
+    m->pc = m->kill_pc;
+    m->cnt[SPU_CNT_CYCLES] = max64(m->now, m->kill_at - 1);
+    return 0;
+}
+
+static int mm_aligned(const spu_model *m, uint32_t a, uint32_t b)
+{
+    const uint32_t wb = m->word_bytes;
+    return !(a % wb || b % wb || m->stride_a % wb || m->stride_b % wb);
+}
+
+static int st_ok(const spu_model *m, uint32_t addr)
+{
+    const uint32_t R = m->cfg.rows, C = m->cfg.cols, wb = m->word_bytes;
+    const spu_dtype_desc *out = spu_dtype_by_code(m->cfg_out);
+    return !(addr % wb || m->stride_c % wb) &&
+           (uint64_t)addr + (uint64_t)(R - 1) * m->stride_c + (uint64_t)C * out->bytes <= m->cfg.spad_bytes;
+}
+
 int spu_model_step(spu_model *m)
 {
     if (m->state != SPU_STATE_RUNNING)
         return 0;
+    /* every instruction's first EXEC is at now + 1: an mm trap by then wins */
+    if (m->kill_at <= m->now + 1)
+        return do_kill(m);
     if (m->watchdog && m->now >= m->watchdog)
         return do_trap(m, SPU_TRAP_WATCHDOG);
     if (m->pc >= m->cfg.ucode_words)
@@ -396,9 +492,40 @@ int spu_model_step(spu_model *m)
     uint32_t rd_val = 0;
     uint64_t extra = 0;
 
+    /* the waits, known before any effect: the instruction's last EXEC cycle
+     * is now + 1 + wait; an mm trap up to then cancels it */
+    uint64_t wait = 0, fwait = 0;
+    switch (in.opcode) {
+    case SPU_OP_MM:
+        if (rc && mm_aligned(m, ra, rb))
+            wait = tu_accept(m, m->now + 1) - (m->now + 1);
+        break;
+    case SPU_OP_ST:
+        if (st_ok(m, ra))
+            wait = tu_accept(m, m->now + 1) - (m->now + 1);
+        break;
+    case SPU_OP_ZACC: wait = tu_accept(m, m->now + 1) - (m->now + 1); break;
+    case SPU_OP_HALT:
+    case SPU_OP_SYNC: wait = wait_until(m, max64(m->tu_idle, m->drain_done)); break;
+    case SPU_OP_CFG: {
+        unsigned f[SPU_CFG_FIELD_COUNT];
+        if (!cfg_decode(m, (uint32_t)in.imm, f))     /* a bad cfg traps at once */
+            wait = wait_until(m, m->tu_idle);
+        break;
+    }
+    case SPU_OP_STRIDE: wait = wait_until(m, m->tu_idle); break;
+    case SPU_OP_CNT: fwait = m->tu_idle > m->now ? m->tu_idle - m->now : 0; break;   /* in FETCH */
+    case SPU_OP_MUL: wait = d->cycles - 2; break;
+    default: break;
+    }
+    if (m->kill_at <= m->now + 1 + wait + fwait)
+        return do_kill(m);
+    if (fwait && m->watchdog && m->now + fwait >= m->watchdog)
+        return do_trap(m, SPU_TRAP_WATCHDOG);
+
     switch (in.opcode) {
     case SPU_OP_NOP: break;
-    case SPU_OP_HALT: extra = drain_wait(m); break;
+    case SPU_OP_HALT: extra = wait; break;
     case SPU_OP_LI:   rd = (int)in.a; rd_val = (uint32_t)in.imm; break;
     case SPU_OP_LUI:  rd = (int)in.a; rd_val = (uint32_t)in.imm << 16; break;
     case SPU_OP_ADDI: rd = (int)in.a; rd_val = rb + (uint32_t)in.imm; break;
@@ -424,18 +551,19 @@ int spu_model_step(spu_model *m)
         else
             m->loops[m->nloops++] = (loop_entry){ m->pc + 1, (uint32_t)in.imm, ra };
         break;
-    case SPU_OP_CFG:    trap = exec_cfg(m, (uint32_t)in.imm); break;
-    case SPU_OP_STRIDE: m->stride_a = ra; m->stride_b = rb; m->stride_c = rc; break;
-    case SPU_OP_ZACC: clear_acc(m); break;
+    case SPU_OP_CFG:    trap = exec_cfg(m, (uint32_t)in.imm); extra = wait; break;
+    case SPU_OP_STRIDE: m->stride_a = ra; m->stride_b = rb; m->stride_c = rc; extra = wait; break;
+    case SPU_OP_ZACC: exec_zacc(m, &extra); break;
     case SPU_OP_MM:   trap = exec_mm(m, ra, rb, rc, &extra); break;
     case SPU_OP_ST:   trap = exec_st(m, ra, &extra); break;
-    case SPU_OP_SYNC: extra = drain_wait(m); break;
+    case SPU_OP_SYNC: extra = wait; break;
     case SPU_OP_CNT:
         if ((uint32_t)in.imm >= SPU_CNT_COUNT) {
             trap = SPU_TRAP_ILLEGAL;
         } else {
-            m->cnt[SPU_CNT_CYCLES] = m->now;
+            m->cnt[SPU_CNT_CYCLES] = m->now + fwait;
             rd = (int)in.a;
+            extra = fwait;
             rd_val = (uint32_t)m->cnt[in.imm];
         }
         break;
@@ -443,6 +571,8 @@ int spu_model_step(spu_model *m)
     }
     if (trap)
         return do_trap(m, trap);
+    if (in.opcode != SPU_OP_MUL)
+        m->cnt[SPU_CNT_STALL_DRAIN] += extra;
     if (rd > 0)
         r[rd] = rd_val;
     if (m->trace) {

@@ -13,8 +13,9 @@
 // in the same cycle, and the mm cost is unchanged: the load unit still counts
 // the skew cycles, by which time every product has landed (docs/rtl.md).
 //
-// Drive: present zeros when no k-step enters. clr_i (zacc / st) zeroes every
-// accumulator. acc_o is every tile's accumulator register, tile (i,j) at
+// Drive: present zeros when no k-step enters. clr_i[i*COLS+j] (RUN, and the
+// zacc / st token's wave, spu_core) zeroes tile (i,j)'s accumulator in that
+// cycle (its term that cycle is the token's zero word). acc_o is every tile's accumulator register, tile (i,j) at
 // bits [(i*COLS+j)*ACC_W +: ACC_W] (a wide bus, not a mux: the drain unit
 // snapshots it), flags_o its flags at [(i*COLS+j)*4 +: 4] (spu_tile).
 // ACC_W = 32 for a build that carries int8 only; wider (80) with a float
@@ -37,7 +38,7 @@ module spu_array #(
 ) (
     input  wire                   clk_i,
     input  wire                   rst_i,
-    input  wire                   clr_i,
+    input  wire [ROWS*COLS-1:0]   clr_i,
     input  wire [3:0]             fmt_i,
     input  wire [ROWS*8-1:0]      west_i,
     input  wire [COLS*8-1:0]      north_i,
@@ -130,7 +131,7 @@ module spu_array #(
             for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
                 localparam integer T = gi * COLS + gj;
                 spu_tile #(.ACC_W(ACC_W), .FLAGS(FLAGS)) u_tile (
-                    .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i),
+                    .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]),
                     .term_i(prod[T*ACC_W +: ACC_W]),
                     .nan_i(p_nan[T]), .inf_i(p_inf[T]), .sign_i(p_sign[T]),
                     .acc_o (acc_o[T*ACC_W +: ACC_W]),

@@ -98,11 +98,15 @@ module spu_core #(
     wire [1:0]    ev_cycles;
     wire          ev_instret, ev_mm, ev_stall_drain, cnt_clear, running;
     wire [15:0]   drain_add, drain_cycles;
-    wire          mm_start, mm_kill, mm_last, mm_step, mm_stall, mm_bad;
+    wire          mm_kill, mm_step, mm_stall, mm_bad;
+    wire          unused_mm_kill = mm_kill;   // the load unit drops its stream itself (bad_o)
+    wire [UAW-1:0] mm_bad_pc, tu_pc;
     wire [3:0]    mm_over;
     wire [AW-1:0] mm_a, mm_b, mm_sa, mm_sb, st_addr, st_stride;
     wire [31:0]   mm_k;
-    wire          zacc, st, drain_free, drain_busy;
+    wire          tu_push, tu_accept, tu_idle, tok, tok_st;
+    wire [1:0]    tu_kind;
+    wire          drain_free, drain_busy;
     wire [3:0]    cfg_in, cfg_out;
     wire [4:0]    cfg_shift;
     wire [1:0]    cfg_round;
@@ -119,11 +123,12 @@ module spu_core #(
         .state_o(state_o), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
         .dbg_sel_i(reg_sel_i), .dbg_value_o(reg_value_o),
         .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_use_o(seq_cnt_use), .cnt_fetch_o(seq_cnt_fetch), .cnt_value_i(seq_cnt_val),
-        .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret), .ev_mm_o(ev_mm),
+        .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret),
         .ev_stall_drain_o(ev_stall_drain), .clear_o(cnt_clear), .drain_add_o(drain_add),
-        .mm_start_o(mm_start), .mm_kill_o(mm_kill), .mm_a_o(mm_a), .mm_b_o(mm_b), .mm_sa_o(mm_sa), .mm_sb_o(mm_sb),
-        .mm_over_o(mm_over), .mm_k_o(mm_k), .mm_bad_i(mm_bad), .mm_last_i(mm_last),
-        .zacc_o(zacc), .st_o(st), .st_addr_o(st_addr), .st_stride_o(st_stride),
+        .tu_push_o(tu_push), .tu_kind_o(tu_kind), .tu_pc_o(tu_pc), .tu_accept_i(tu_accept), .tu_idle_i(tu_idle),
+        .mm_kill_o(mm_kill), .mm_a_o(mm_a), .mm_b_o(mm_b), .mm_sa_o(mm_sa), .mm_sb_o(mm_sb),
+        .mm_over_o(mm_over), .mm_k_o(mm_k), .mm_bad_i(mm_bad), .mm_bad_pc_i(mm_bad_pc),
+        .st_stride_o(st_stride),
         .drain_free_i(drain_free), .drain_cycles_i(drain_cycles),
         .cfg_in_o(cfg_in), .cfg_out_o(cfg_out), .cfg_shift_o(cfg_shift),
         .cfg_round_o(cfg_round), .cfg_relu_o(cfg_relu)
@@ -142,7 +147,7 @@ module spu_core #(
     // host byte port: served while not running and no drain is writing
     // (an address beyond the scratchpad, which the engine never sends, is
     // accepted and ignored: no write, read data 0 -- never an alias)
-    wire          host_ok  = !running && !drain_busy;
+    wire          host_ok  = !running && !drain_busy && tu_idle;
     wire          host_in  = (spad_req_addr_i[31:AW] == {(32-AW){1'b0}});
     wire          host_acc = spad_req_valid_i && host_ok && host_in;
     wire          host_rd  = host_acc && !spad_req_we_i;
@@ -187,23 +192,49 @@ module spu_core #(
     wire [COLS*8-1:0]       north;
     wire [ROWS*COLS*ACC_W-1:0] accs;
     wire [ROWS*COLS*4-1:0]  acc_flags;
-    // `st` swaps one cycle after its EXEC: the last product of an mm lands in
-    // its tile at the end of the second cycle after the load unit's last_o,
-    // which can be st's EXEC; one cycle later every accumulator register is
-    // final (spu_load_unit). The drain unit reports free two writes early to
-    // keep the st/sync/halt waits of docs/isa.md (spu_drain_unit).
-    reg st_q1;
-    always @(posedge clk_i) st_q1 <= st && !rst_i && !stop_i;
+    // The st / zacc token's wave: a token launched in cycle L (spu_load_unit)
+    // takes a stream slot with no read, so tile (i,j)'s term in cycle
+    // L + 2 + i + j is zero; that cycle the tile clears (and, for st, the
+    // drain unit captures its sum), while the products of the next block
+    // follow one diagonal behind (docs/isa.md "Tensor unit"). BROADCAST: every
+    // tile's term of slot L arrives in cycle L + 2. The drain starts when the
+    // wave has passed the last tile (go, cycle L + ROWS + COLS), in both.
+    localparam integer NW = ROWS + COLS;
+    reg [NW-1:0] tokc_q, toks_q;          // bit n: the wave of a token launched n+1 cycles ago
+    always @(posedge clk_i) begin
+        if (rst_i || stop_i) begin
+            tokc_q <= {NW{1'b0}};
+            toks_q <= {NW{1'b0}};
+        end else begin
+            tokc_q <= {tokc_q[NW-2:0], tok};
+            toks_q <= {toks_q[NW-2:0], tok_st};
+        end
+    end
+    wire [ROWS*COLS-1:0] wave_clr, wave_cap;
+    genvar gi, gj;
+    generate
+        for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_wr
+            for (gj = 0; gj < COLS; gj = gj + 1) begin : g_wc
+                localparam integer D = (BROADCAST != 0) ? 1 : 1 + gi + gj;
+                assign wave_clr[gi*COLS+gj] = tokc_q[D] || run_i;     // RUN: zero (as the model)
+                assign wave_cap[gi*COLS+gj] = toks_q[D];
+            end
+        end
+    endgenerate
+    wire drain_go = toks_q[NW-1];
+    wire drain_ok = (toks_q == {NW{1'b0}}) && drain_free;
 
     spu_load_unit #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
-        .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .BROADCAST(BROADCAST)
+        .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .PCW(UAW), .BROADCAST(BROADCAST)
     ) u_load (
-        .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i || mm_kill),   // mm_kill: a step outside the scratchpad
-        .start_i(mm_start), .a_addr_i(mm_a), .b_addr_i(mm_b),
-        .a_stride_i(mm_sa), .b_stride_i(mm_sb),
-        .a_over_i(mm_over[0]), .b_over_i(mm_over[1]), .sa_over_i(mm_over[2]), .sb_over_i(mm_over[3]),
-        .k_i(mm_k), .bad_o(mm_bad), .last_o(mm_last), .step_o(mm_step), .stall_o(mm_stall),
+        .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i),
+        .push_i(tu_push), .kind_i(tu_kind), .a_addr_i(mm_a), .b_addr_i(mm_b),
+        .a_over_i(mm_over[0]), .b_over_i(mm_over[1]), .k_i(mm_k), .pc_i(tu_pc),
+        .accept_o(tu_accept), .idle_o(tu_idle), .drain_ok_i(drain_ok),
+        .a_stride_i(mm_sa), .b_stride_i(mm_sb), .sa_over_i(mm_over[2]), .sb_over_i(mm_over[3]),
+        .tok_o(tok), .tok_st_o(tok_st), .st_addr_o(st_addr),
+        .bad_o(mm_bad), .bad_pc_o(mm_bad_pc), .step_o(mm_step), .stall_o(mm_stall), .mm_o(ev_mm),
         .a_re_o(ld_a_re), .a_addr_o(ld_a_addr), .a_rdata_i(a_rdata),
         .b_re_o(ld_b_re), .b_addr_o(ld_b_addr), .b_rdata_i(b_rdata),
         .west_o(west), .north_o(north)
@@ -211,13 +242,13 @@ module spu_core #(
 
     spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST),
                 .FORMATS(FORMATS), .ACC_W(ACC_W)) u_array (
-        .clk_i(clk_i), .rst_i(rst_i), .clr_i(zacc || st_q1 || run_i), .fmt_i(cfg_in),   // RUN: zero (as the model)
+        .clk_i(clk_i), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
         .west_i(west), .north_i(north), .acc_o(accs), .flags_o(acc_flags)
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
                      .ACC_W(ACC_W)) u_drain (
-        .clk_i(clk_i), .rst_i(rst_i), .load_i(st_q1), .acc_i(accs), .flags_i(acc_flags),
+        .clk_i(clk_i), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs), .flags_i(acc_flags),
         .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
         .busy_o(drain_busy), .free_o(drain_free),
@@ -242,9 +273,9 @@ module spu_core #(
             ev_bank_q <= 1'b0; ev_sdrain_q <= 1'b0; drain_add_q <= 16'd0;
         end else begin
             ev_instret_q <= ev_instret;
-            ev_mac_q     <= mm_step && !mm_kill;
+            ev_mac_q     <= mm_step;
             ev_mm_q      <= ev_mm;
-            ev_bank_q    <= mm_stall && !mm_kill;
+            ev_bank_q    <= mm_stall;
             ev_sdrain_q  <= ev_stall_drain;
             drain_add_q  <= drain_add;
         end

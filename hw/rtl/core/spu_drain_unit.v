@@ -1,8 +1,9 @@
 // spu_drain_unit -- the second accumulator buffer and the output pipeline.
 //
-// Drive: load_i (the `st` swap) snapshots every tile's sum (ROWS*COLS*ACC_W
-// bus from spu_array, and the tiles' flags when ACC_W > 32) into shadow_q,
-// with the cfg in/out/shift/round/relu and the
+// Drive: cap_i (one bit per tile, the `st` token's diagonal wave, spu_core)
+// snapshots that tile's sum (ACC_W bits from spu_array, and its flags when
+// ACC_W > 32) into shadow_q in the cycle the tile clears; go_i (the cycle the
+// wave reaches the last tile) takes the cfg in/out/shift/round/relu and the
 // destination (base_i, row stride stride_i: aligned, range-checked by the
 // sequencer). From the next cycle the unit writes one scratchpad word per
 // cycle through we_o/waddr_o/wdata_o/wbe_o for exactly cycles_o cycles, the
@@ -31,12 +32,9 @@
 // requantizer instead of COLS; st's drain takes COLS times longer and runs
 // behind the next mm).
 // busy_o: a write happens this cycle. free_o: at most this cycle's write and
-// the next are left, i.e. a waiting st/sync/halt may complete now (its cost
-// rule: wait = max(0, drain_free - T)): spu_core loads the drain one cycle
-// after st's EXEC, so the writes run one cycle behind the model's drain_free,
-// and nothing can read them earlier (the next st loads, the next mm reads,
-// the host accesses at the earliest one cycle after the last write). load_i
-// may coincide with the last write.
+// the next are left: a waiting sync/halt may complete now, the next st's
+// token may launch (its wave captures two cycles later, after the last
+// shift; docs/isa.md "Tensor unit" gives the timing).
 `default_nettype none
 module spu_drain_unit #(
     parameter integer ROWS       = 8,
@@ -49,7 +47,8 @@ module spu_drain_unit #(
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
-    input  wire                    load_i,
+    input  wire [ROWS*COLS-1:0]    cap_i,
+    input  wire                    go_i,
     input  wire [ROWS*COLS*ACC_W-1:0] acc_i,
     input  wire [ROWS*COLS*4-1:0]  flags_i,    // {ovf, ninf, pinf, nan} per tile
     input  wire [3:0]              in_i,       // cfg in: the grid of out=f32
@@ -136,7 +135,7 @@ module spu_drain_unit #(
             relu_q  <= 1'b0;
             shift_q <= 5'd0;
             round_q <= 2'd0;
-        end else if (load_i) begin
+        end else if (go_i) begin
             rem_q   <= out4 ? D32[RW-1:0] : D8[RW-1:0];
             chunk_q <= {CHW{1'b0}};
             grp_q   <= {GW{1'b0}};
@@ -163,25 +162,32 @@ module spu_drain_unit #(
         end
     end
 
+    // per tile: capture (the wave) or shift (writing); never both (an st's
+    // token launches only when at most two writes are left, free_o)
+    wire [NBITS-1:0] shifted = {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
+    wire             shift   = writing && grp_done;
+    integer t;
     always @(posedge clk_i) begin
-        if (load_i) begin
-            shadow_q <= acc_i;
-            stride_q <= stride_i[AW-1:OFF];
-        end else if (writing && grp_done) begin
-            shadow_q <= {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
-        end
+        if (go_i) stride_q <= stride_i[AW-1:OFF];
+        for (t = 0; t < ROWS * COLS; t = t + 1)
+            if (cap_i[t])
+                shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*ACC_W +: ACC_W];
+            else if (shift)
+                shadow_q[t*ACC_W +: ACC_W] <= shifted[t*ACC_W +: ACC_W];
     end
 
     genvar g;
     generate
         if (HAS_F32 != 0) begin : g_f32
             reg [ROWS*COLS*4-1:0] fshadow_q;
-            always @(posedge clk_i) begin
-                if (load_i)
-                    fshadow_q <= flags_i;
-                else if (writing && grp_done)
-                    fshadow_q <= {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
-            end
+            wire [ROWS*COLS*4-1:0] fshifted = {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
+            integer ft;
+            always @(posedge clk_i)
+                for (ft = 0; ft < ROWS * COLS; ft = ft + 1)
+                    if (cap_i[ft])
+                        fshadow_q[ft*4 +: 4] <= flags_i[ft*4 +: 4];
+                    else if (shift)
+                        fshadow_q[ft*4 +: 4] <= fshifted[ft*4 +: 4];
             for (g = 0; g < LANES; g = g + 1) begin : g_cvt
                 wire [3:0]  fl = fshadow_q[g*4 +: 4];   // {ovf, ninf, pinf, nan}
                 wire [31:0] f;

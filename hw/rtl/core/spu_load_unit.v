@@ -1,32 +1,38 @@
-// spu_load_unit -- streams the K steps of one `mm` from the scratchpad into
-// the array edges, skewed.
+// spu_load_unit -- the tensor unit's command queue and stream engine: takes
+// mm / st / zacc from the sequencer into a one-entry queue and runs them in
+// order, back to back, while the sequencer goes on (docs/isa.md "Tensor unit").
 //
-// Drive: pulse start_i (the cycle the sequencer executes mm, K >= 1, operands
-// already checked) with the A/B byte addresses, strides and K. From the next
-// cycle the unit is busy for exactly  sum_k (1, or 2 if A_k and B_k are in the
-// same bank) + ROWS + COLS - 2  cycles; last_o marks the final one. Per cycle:
-//   - a different-bank step reads A on spad port A and B on port B (1 cycle);
-//   - a same-bank step reads A first (stall_o, A parked in hold_q), then B;
-//   - step_o pulses in the cycle a step's last read is issued (mac_active).
+// Drive: push_i (the cycle the sequencer accepts a tensor instruction; only
+// when accept_o) with kind_i (K_MM, K_ST, K_ZACC), the A/B byte addresses
+// (st: its destination in a_addr_i), K, the "over" flags of the bases and the
+// instruction's pc. The entry launches in the first cycle the engine is free
+// (an st also waits for drain_ok_i: the drain unit can take a new block):
+//   - mm: its launch cycle loads the stream registers; from the next cycle
+//     the unit streams exactly sum_k (1, or 2 if A_k and B_k are in the same
+//     bank) cycles and is free again in the cycle after the last step. Per
+//     cycle: a different-bank step reads A on spad port A and B on port B; a
+//     same-bank step reads A first (stall_o, A parked in hold_q), then B;
+//     step_o pulses in the cycle a step's last read is issued (mac_active),
+//     mm_o in every streaming cycle (mm_cycles).
+//   - st / zacc: a token, one cycle (tok_o): no read that cycle, so the slot
+//     it takes in the stream is a zero word; spu_core sends it through the
+//     array on the diagonal (the accumulator swap travelling with the data).
 // The words arrive one cycle after the read; the unit puts A byte i on west_o
 // row i delayed i cycles and B byte j on north_o column j delayed j cycles,
 // zeros when no step is in flight (a zero product is a no-op in the array).
-// After the stream, ROWS+COLS-2 cycles let the skew drain (the cost docs/isa.md
-// charges); the array's own edge register and the tile's accumulator add two
-// more: the last product of an mm lands in its tile at the end of the second
-// cycle after last_o, which is why the drain snapshots one cycle after `st`
-// (spu_core).
-// BROADCAST = 1 (spu_array BROADCAST): no skew lines, row i / column j get
-// byte i / j of the word as it arrives; the unit still counts the same
-// ROWS+COLS-2 cycles after the stream, so the cost is the same.
+// The product of a step issued in cycle s lands in tile (i,j) in cycle
+// s + 2 + i + j (BROADCAST = 1: s + 2 in every tile; spu_array).
+// idle_o: nothing queued or streaming and no read or token in the last
+// ROWS + COLS cycles (every product and token has reached the last tile).
 // Range: a step whose A or B word lies outside the scratchpad (its address
 // reached SPAD_BYTES = 2^AW) is not issued: bad_o is high in its first cycle
-// (no read counts, no step_o / stall_o) and the sequencer traps SPAD_RANGE
-// and aborts. Each address keeps a sticky "over" flag instead of a wider
-// register: set at start_i when the base is out of range (a_over_i), and on
-// every issued step by the carry out of address + stride or a stride of
-// 2^AW or more (sa_over_i) -- an aligned word below 2^AW is inside.
-// abort_i (RESET, or an mm that reached a bad step) stops the stream at once.
+// (no read counts, no step_o / stall_o / mm_o), bad_pc_o is that mm's pc, and
+// the unit drops the stream and the queue at once (the sequencer traps
+// SPAD_RANGE). Each address keeps a sticky "over" flag instead of a wider
+// register: set at launch when the base is out of range, and on every issued
+// step by the carry out of address + stride or a stride of 2^AW or more
+// (sa_over_i) -- an aligned word below 2^AW is inside.
+// abort_i (RESET) drops everything at once.
 `default_nettype none
 module spu_load_unit #(
     parameter integer ROWS       = 8,
@@ -35,25 +41,37 @@ module spu_load_unit #(
     parameter integer SPAD_BYTES = 262144,
     parameter integer SPAD_BANKS = 4,
     parameter integer AW         = $clog2(SPAD_BYTES),
+    parameter integer PCW        = 10,
     parameter integer BROADCAST  = 0
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
     input  wire                    abort_i,
-    input  wire                    start_i,
-    input  wire [AW-1:0]           a_addr_i,
+    // queue
+    input  wire                    push_i,
+    input  wire [1:0]              kind_i,      // 0 mm, 1 st, 2 zacc
+    input  wire [AW-1:0]           a_addr_i,    // mm: A base; st: destination
     input  wire [AW-1:0]           b_addr_i,
-    input  wire [AW-1:0]           a_stride_i,
-    input  wire [AW-1:0]           b_stride_i,
     input  wire                    a_over_i,    // base >= 2^AW
     input  wire                    b_over_i,
+    input  wire [31:0]             k_i,
+    input  wire [PCW-1:0]          pc_i,
+    output wire                    accept_o,    // a push this cycle is taken
+    output wire                    idle_o,
+    input  wire                    drain_ok_i,  // an st may launch this cycle
+    // current strides (stride waits for idle_o, so they hold while queued)
+    input  wire [AW-1:0]           a_stride_i,
+    input  wire [AW-1:0]           b_stride_i,
     input  wire                    sa_over_i,   // stride >= 2^AW
     input  wire                    sb_over_i,
-    input  wire [31:0]             k_i,
+    output wire                    tok_o,       // an st / zacc token launches this cycle
+    output wire                    tok_st_o,    // ... and it is an st
+    output reg  [AW-1:0]           st_addr_o,   // the last launched st's destination
     output wire                    bad_o,       // this step's A or B word is outside
-    output wire                    last_o,
+    output wire [PCW-1:0]          bad_pc_o,
     output wire                    step_o,
     output wire                    stall_o,
+    output wire                    mm_o,
     // scratchpad read ports
     output wire                    a_re_o,
     output wire [AW-OFF-1:0]       a_addr_o,   // word address
@@ -67,15 +85,25 @@ module spu_load_unit #(
 );
     localparam integer BKW  = $clog2(SPAD_BANKS);
     localparam integer OFF  = $clog2(WORD_BYTES);
-    localparam integer SKEW = ROWS + COLS - 2;
-    localparam integer SW   = $clog2(SKEW + 2);
-    localparam [SW-1:0] SKEW_N = SKEW[SW-1:0];
+    localparam integer FL   = ROWS + COLS;
+    localparam integer FW   = $clog2(FL + 1);
+    localparam [FW-1:0] FL_N = FL[FW-1:0];
     localparam integer DW   = WORD_BYTES * 8;
+    localparam [1:0]   K_MM = 2'd0, K_ST = 2'd1;
 
-    reg          stream_q, skew_q, ph1_q;
+    // ---- the queue entry -----------------------------------------------------------
+    reg           pv_q;                  // valid
+    reg [1:0]     pk_q;
+    reg [AW-1:0]  pa_q, pb_q;
+    reg           pao_q, pbo_q;
+    reg [31:0]    pkk_q;
+    reg [PCW-1:0] ppc_q;
+
+    reg          stream_q, ph1_q;
     reg [31:0]   k_q;
     reg [AW-1:0] a_q, b_q, as_q, bs_q;
-    reg [SW-1:0] skew_cnt_q;
+    reg [PCW-1:0] pc_q;
+    reg [FW-1:0] fl_q;
     reg          inj_q, inj_hold_q;
     reg [DW-1:0] hold_q;
     reg          a_over_q, b_over_q, sa_over_q, sb_over_q;
@@ -86,50 +114,74 @@ module spu_load_unit #(
     // a step completes its reads this cycle
     wire issue    = stream_q && (!conflict || ph1_q) && !bad;
     wire last_k   = (k_q == 32'd1);
+    // the entry launches: the engine is free (not streaming), an st also
+    // needs the drain unit
+    wire launch   = pv_q && !stream_q && ((pk_q != K_ST) || drain_ok_i);
+    wire tok      = launch && (pk_q != K_MM);
 
+    assign accept_o = !pv_q || launch;
+    assign idle_o   = !pv_q && !stream_q && (fl_q == {FW{1'b0}});
+    assign tok_o    = tok;
+    assign tok_st_o = launch && (pk_q == K_ST);
     assign step_o   = issue;
     assign stall_o  = stream_q && conflict && !ph1_q && !bad;
+    assign mm_o     = stream_q && !bad;
     assign bad_o    = bad;
+    assign bad_pc_o = pc_q;
     assign a_re_o   = stream_q && !ph1_q;          // A read: alone (conflict) or with B
     assign a_addr_o = a_q[AW-1:OFF];
     assign b_re_o   = issue;
     assign b_addr_o = b_q[AW-1:OFF];
-    assign last_o   = (issue && last_k && (SKEW == 0)) ||
-                      (skew_q && (skew_cnt_q == {{(SW-1){1'b0}}, 1'b1}));
 
     always @(posedge clk_i) begin
         if (rst_i || abort_i || bad) begin
+            pv_q       <= 1'b0;
             stream_q   <= 1'b0;
-            skew_q     <= 1'b0;
             ph1_q      <= 1'b0;
             k_q        <= 32'd0;
-            skew_cnt_q <= {SW{1'b0}};
             inj_q      <= 1'b0;
             inj_hold_q <= 1'b0;
         end else begin
             inj_q      <= issue;
             inj_hold_q <= issue && conflict;
-            if (start_i) begin
+            if (push_i)
+                pv_q <= 1'b1;
+            else if (launch)
+                pv_q <= 1'b0;
+            if (launch && pk_q == K_MM) begin
                 stream_q <= 1'b1;
                 ph1_q    <= 1'b0;
-                k_q      <= k_i;
+                k_q      <= pkk_q;
             end else if (stream_q) begin
                 if (!issue) begin
                     ph1_q <= 1'b1;
                 end else begin
                     ph1_q <= 1'b0;
                     k_q   <= k_q - 32'd1;
-                    if (last_k) begin
-                        stream_q   <= 1'b0;
-                        skew_q     <= (SKEW != 0);
-                        skew_cnt_q <= SKEW_N;
-                    end
+                    if (last_k) stream_q <= 1'b0;
                 end
-            end else if (skew_q) begin
-                skew_cnt_q <= skew_cnt_q - {{(SW-1){1'b0}}, 1'b1};
-                if (skew_cnt_q == {{(SW-1){1'b0}}, 1'b1}) skew_q <= 1'b0;
             end
         end
+        // cycles since the last read or token (idle_o)
+        if (rst_i || abort_i)
+            fl_q <= {FW{1'b0}};
+        else if (issue || tok)
+            fl_q <= FL_N;
+        else if (fl_q != {FW{1'b0}})
+            fl_q <= fl_q - {{(FW-1){1'b0}}, 1'b1};
+    end
+
+    always @(posedge clk_i) begin
+        if (push_i) begin
+            pk_q  <= kind_i;
+            pa_q  <= a_addr_i;
+            pb_q  <= b_addr_i;
+            pao_q <= a_over_i;
+            pbo_q <= b_over_i;
+            pkk_q <= k_i;
+            ppc_q <= pc_i;
+        end
+        if (tok_st_o) st_addr_o <= pa_q;
     end
 
     wire [AW:0] a_sum = {1'b0, a_q} + {1'b0, as_q};
@@ -137,13 +189,14 @@ module spu_load_unit #(
     // addresses advance per issued step; the A word of a same-bank step is
     // parked in hold_q the cycle its data returns (the B read is then issued)
     always @(posedge clk_i) begin
-        if (start_i) begin
-            a_q  <= a_addr_i;
-            b_q  <= b_addr_i;
+        if (launch && pk_q == K_MM) begin
+            a_q  <= pa_q;
+            b_q  <= pb_q;
             as_q <= a_stride_i;
             bs_q <= b_stride_i;
-            a_over_q  <= a_over_i;
-            b_over_q  <= b_over_i;
+            pc_q <= ppc_q;
+            a_over_q  <= pao_q;
+            b_over_q  <= pbo_q;
             sa_over_q <= sa_over_i;
             sb_over_q <= sb_over_i;
         end else if (issue) begin

@@ -1,30 +1,34 @@
 // spu_sequencer -- fetches and executes microcode: 16 scalar registers (r0 =
 // 0), pc, nested zero-overhead loops (spu_loop_stack), cfg and strides, traps,
-// and the issue of the tensor instructions to the load unit, array and drain
-// unit. Non-pipelined so every cost of docs/isa.md holds by construction:
-//   FETCH (1 cycle) : watchdog and pc-range checks; the instruction (read
-//                     from the microcode store on the way into FETCH) names
-//                     the registers, read from spu_regfile (RAM) for EXEC
-//   EXEC  (1 cycle + waits) : decode, traps, execute; st/sync/halt stay here
-//                     while the drain unit is not free (stall_drain)
-//   MM    (extra)   : mm only, until the load unit's last_o
+// and the issue of the tensor instructions to the tensor unit (spu_load_unit's
+// queue), which runs them while the sequencer goes on (docs/isa.md "Tensor
+// unit"). Two cycles per instruction, so every cost of docs/isa.md holds by
+// construction:
+//   FETCH (1 cycle + waits) : watchdog and pc-range checks; the instruction
+//                     (read from the microcode store on the way into FETCH)
+//                     names the registers, read from spu_regfile (RAM) for
+//                     EXEC; a `cnt` stays here until the tensor unit is idle
+//                     (its counters have settled)
+//   EXEC  (1 cycle + waits) : decode, traps, execute; mm/st/zacc stay here
+//                     until the tensor unit's queue takes them (tu_accept_i),
+//                     sync/halt until it is idle and the drain unit free,
+//                     cfg/stride until it is idle (no hazard on the cfg and
+//                     strides a queued command uses)
 //   mul stays in EXEC for MUL_STEPS extra cycles: an iterative radix-4
 //   multiplier (2 bits of rC per cycle, most significant first, 16 steps;
 //   rB and rC hold in the regfile's read registers) instead of a 32x32 array
 //   of LUTs; its cost (2 + 16) is the MUL row of spu_isa.def
 // For timing (the FPGA fabric), each EXEC decision depends only on what it
 // needs. mm's scratchpad range is checked step by step by the load unit
-// (docs/isa.md): EXEC only checks alignment and starts the stream; when the
-// stream reaches a step outside the scratchpad (mm_bad_i, an MM cycle) the
-// sequencer traps SPAD_RANGE with pc back at the mm (mm_kill_o aborts the
-// load unit; that cycle's events are dropped, spu_core), and mm's instret
-// is only counted at its last MM cycle. Only the loop stack may have moved
-// (not observable; RUN clears it). In EXEC pc < UCODE_WORDS (FETCH traps
-// otherwise), so all pc arithmetic there is UAW+1 bits wide.
+// (docs/isa.md): EXEC only checks alignment and queues the mm; when its stream
+// reaches a step outside the scratchpad (mm_bad_i, in any later cycle) the
+// sequencer traps SPAD_RANGE with pc at that mm (mm_bad_pc_i); the
+// instruction in EXEC in that cycle has no effect. Only the loop stack may
+// have moved (not observable; RUN clears it). In EXEC pc < UCODE_WORDS (FETCH
+// traps otherwise), so all pc arithmetic there is UAW+1 bits wide.
 // Cycle accounting is per instruction (docs/isa.md timing rule): EXEC adds 2
-// when the instruction completes, every wait / MM cycle adds 1, a trapping
-// instruction adds nothing, so CYCLES at FETCH is T_n - T_0 (what the
-// watchdog compares and what `cnt` reads).
+// when the instruction completes, every wait cycle adds 1, so CYCLES at
+// FETCH is T_n - T_0 (what the watchdog compares and what `cnt` reads).
 //
 // Drive: run_i (pulse, not while running) starts at run_pc_i with counters,
 // r1..r8 reloaded from the argument registers, r9..r15, cfg, strides and the
@@ -69,25 +73,25 @@ module spu_sequencer #(
     input  wire [31:0]    cnt_value_i,
     output reg  [1:0]     ev_cycles_o,
     output reg            ev_instret_o,
-    output wire           ev_mm_o,
     output reg            ev_stall_drain_o,
     output wire           clear_o,
     output wire [15:0]    drain_add_o,
-    // load unit
-    output wire           mm_start_o,
-    output wire           mm_kill_o,      // the stream reached a step outside the scratchpad
-    output wire [AW-1:0]  mm_a_o,
+    // tensor unit (spu_load_unit's queue)
+    output wire           tu_push_o,
+    output wire [1:0]     tu_kind_o,      // 0 mm, 1 st, 2 zacc
+    output wire [UAW-1:0] tu_pc_o,
+    input  wire           tu_accept_i,
+    input  wire           tu_idle_i,
+    output wire           mm_kill_o,      // a stream reached a step outside the scratchpad
+    output wire [AW-1:0]  mm_a_o,         // (st: its destination)
     output wire [AW-1:0]  mm_b_o,
     output wire [AW-1:0]  mm_sa_o,
     output wire [AW-1:0]  mm_sb_o,
     output wire [3:0]     mm_over_o,      // {sb, sa, b, a} >= 2^AW (spu_load_unit)
     output wire [31:0]    mm_k_o,
     input  wire           mm_bad_i,
-    input  wire           mm_last_i,
-    // array and drain unit
-    output wire           zacc_o,
-    output wire           st_o,
-    output wire [AW-1:0]  st_addr_o,
+    input  wire [UAW-1:0] mm_bad_pc_i,
+    // drain unit
     output wire [AW-1:0]  st_stride_o,
     input  wire           drain_free_i,
     input  wire [15:0]    drain_cycles_i,
@@ -99,7 +103,7 @@ module spu_sequencer #(
 );
 `include "spu_isa.vh"
     localparam integer OFF = $clog2(WORD_BYTES);
-    localparam [1:0] P_OFF = 2'd0, P_FETCH = 2'd1, P_EXEC = 2'd2, P_MM = 2'd3;
+    localparam [1:0] P_OFF = 2'd0, P_FETCH = 2'd1, P_EXEC = 2'd2;
     localparam [31:0] WB32  = WORD_BYTES;
     localparam [31:0] SC32  = COLS * 4;
     localparam [31:0] UW32  = UCODE_WORDS;
@@ -144,6 +148,7 @@ module spu_sequencer #(
     reg         wr_imm, wr_alu, wr_shl, wr_mul, wr_cnt; // ... and for the register write
     reg         alu_imm, alu_sub;
     reg         is_halt, is_mm, is_st, is_dw;           // ... and for the traps and waits
+    reg         is_zacc, is_idw;                        // is_dw: halt/sync; is_idw: cfg/stride
     // ---- fetch checks --------------------------------------------------------------
     wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
     // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
@@ -175,7 +180,9 @@ module spu_sequencer #(
             is_halt <= (op_f == OP_HALT);
             is_mm   <= (op_f == OP_MM);
             is_st   <= (op_f == OP_ST);
-            is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC) || (op_f == OP_ST);
+            is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC);
+            is_zacc <= (op_f == OP_ZACC);
+            is_idw  <= (op_f == OP_CFG) || (op_f == OP_STRIDE);
         end
     end
     // registers (and the arguments RUN restores) in RAM: read in FETCH (the
@@ -295,8 +302,9 @@ module spu_sequencer #(
     wire       exec = (ph_q == P_EXEC);
     wire       ok   = exec && !illegal;     // a decodable instruction in EXEC
     // mm's range: the load unit reports the first step outside (see the header)
-    reg [UAW-1:0] mm_pc_q;
-    wire          mm_kill  = (ph_q == P_MM) && mm_bad_i;
+    wire          mm_kill  = mm_bad_i && (ph_q != P_OFF);
+    // a `cnt` waits in FETCH until the tensor unit is idle
+    wire          f_wait   = (ph_q == P_FETCH) && (op_f == OP_CNT) && !tu_idle_i;
 
     // ---- iterative mul: radix 4, low 32 bits, most significant digit first ----
     // Step n (n = 0..15, in mul_n_q) adds rB * rC[31-2n -: 2] to 4 * p. The
@@ -331,12 +339,15 @@ module spu_sequencer #(
     wire        unused_alu_c = alu_add[0];
 
     // per-consumer decisions, each from the few signals it needs
-    wire drain_wait = !drain_free_i && is_dw;
+    wire k_zero     = (rc == 32'd0);
+    wire is_tq      = is_st || is_zacc || (is_mm && !k_zero);   // goes to the tensor unit
+    wire drain_wait = (is_dw && !(tu_idle_i && drain_free_i)) || (is_idw && !tu_idle_i) ||
+                      (is_tq && !tu_accept_i);
     wire mul_wait   = wr_mul && !mul_last;
     wire stays      = drain_wait || mul_wait;          // EXEC again next cycle (if no trap)
-    wire k_zero     = (rc == 32'd0);
-    wire do_mm      = ok && is_mm && !k_zero && !mm_mis;
-    wire do_st      = ok && is_st && !st_mis && !st_bad && drain_free_i;
+    wire do_mm      = ok && is_mm && !k_zero && !mm_mis && tu_accept_i && !mm_kill;
+    wire do_st      = ok && is_st && !st_mis && !st_bad && tu_accept_i && !mm_kill;
+    wire do_zacc    = ok && is_zacc && tu_accept_i && !mm_kill;
     wire do_push    = ok && is_loop && !loop_empty_body && !ra_zero && !ls_full;
     wire advance    = ok && !stays;                    // leaves EXEC unless it traps
     wire rd_we = wr_imm || wr_alu || wr_shl || wr_mul || wr_cnt;
@@ -380,7 +391,7 @@ module spu_sequencer #(
         ex_wait = exec && !ex_trap && stays;
         ex_done = exec && !ex_trap && !stays;
         // register writes never depend on a trap (no writing instruction traps)
-        rf_we   = advance && rd_we && !rst_i && !stop_i && !run_i;
+        rf_we   = advance && rd_we && !rst_i && !stop_i && !run_i && !mm_kill;
 
         // next pc, with the zero-overhead back edge on sequential flow. The
         // loop stack moves when the instruction leaves EXEC, trap or not: after
@@ -397,21 +408,20 @@ module spu_sequencer #(
             end
         end
 
-        // counter events (see the header: per-instruction cost accounting;
-        // mm's instret is counted at its last MM cycle)
+        // counter events (see the header: per-instruction cost accounting)
         ev_cycles_o      = 2'd0;
         ev_instret_o     = 1'b0;
         ev_stall_drain_o = 1'b0;
-        if (ph_q == P_MM) ev_cycles_o = mm_kill ? 2'd0 : 2'd1;
-        if (ph_q == P_MM && mm_last_i) ev_instret_o = 1'b1;     // (never with mm_bad_i)
         if (ex_wait) ev_stall_drain_o = !mul_wait;
-        if (ex_done && !do_mm) ev_instret_o = 1'b1;
+        if (f_wait) ev_stall_drain_o = 1'b1;
+        if (ex_done && !mm_kill) ev_instret_o = 1'b1;
         // CYCLES does not wait for the trap decision (timing: the watchdog's
         // counter stays off the range-check path): a trapping instruction
         // in EXEC adds its 1 or 2 cycles too -- docs/isa.md leaves the cycle
         // count of trapped runs open (the RTL may count up to the trap)
         if (exec && stays) ev_cycles_o = 2'd1;
         if (exec && !stays) ev_cycles_o = 2'd2;
+        if (f_wait) ev_cycles_o = 2'd1;
     end
 
 
@@ -444,18 +454,20 @@ module spu_sequencer #(
             relu_q  <= CFG_RELU_DEFAULT[0];
         end else begin
             // cfg and stride cannot trap (an illegal cfg is `illegal`)
-            if (advance && op == OP_CFG) begin
+            if (advance && !mm_kill && op == OP_CFG) begin
                 cin_q   <= imm22u[CFG_IN_LSB    +: CFG_IN_W];
                 cout_q  <= imm22u[CFG_OUT_LSB   +: CFG_OUT_W];
                 shift_q <= imm22u[CFG_SHIFT_LSB +: CFG_SHIFT_W];
                 round_q <= imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
                 relu_q  <= imm22u[CFG_RELU_LSB];
             end
-            if (advance && op == OP_STRIDE) begin
+            if (advance && !mm_kill && op == OP_STRIDE) begin
                 sa_q <= stride_keep(ra); sb_q <= stride_keep(rb); sc_q <= stride_keep(rc);
             end
-            case (ph_q)
-                P_FETCH: ph_q <= P_EXEC;             // (its traps: EXEC, see f_trap_q)
+            if (mm_kill) begin
+                ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= TRAP_SPAD_RANGE;
+            end else case (ph_q)
+                P_FETCH: if (!f_wait) ph_q <= P_EXEC;   // (its traps: EXEC, see f_trap_q)
                 P_EXEC: begin
                     if (ex_trap) begin
                         ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= ex_cause;
@@ -463,15 +475,8 @@ module spu_sequencer #(
                         if (ex_halt) begin
                             ph_q <= P_OFF; status_q <= STATE_HALTED;
                         end else begin
-                            ph_q <= do_mm ? P_MM : P_FETCH;
+                            ph_q <= P_FETCH;
                         end
-                    end
-                end
-                P_MM: begin
-                    if (mm_kill) begin
-                        ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= TRAP_SPAD_RANGE;
-                    end else if (mm_last_i) begin
-                        ph_q <= P_FETCH;
                     end
                 end
                 default: ;
@@ -491,22 +496,17 @@ module spu_sequencer #(
         else if (run_i)
             pc_q <= run_pc_i;
         else if (mm_kill)
-            pc_q <= {{(32-UAW){1'b0}}, mm_pc_q};
+            pc_q <= {{(32-UAW){1'b0}}, mm_bad_pc_i};
         else if (pc_exec)
             pc_q <= ex_trap ? pc_q : npc;
     end
-
-    always @(posedge clk_i)
-        if (do_mm) mm_pc_q <= pc_q[UAW-1:0];
 
     // ---- outputs ---------------------------------------------------------------------
     // the microcode read is issued on the way INTO FETCH (RUN, an EXEC that
     // continues, the end of an mm), so FETCH already has the instruction
     // (also when the instruction traps: a read is harmless, and the trap
     // decision stays off this path)
-    assign ucode_re_o    = !rst_i && !stop_i &&
-                           (run_i || (advance && !is_halt && !(is_mm && !k_zero)) ||
-                            ((ph_q == P_MM) && mm_last_i));
+    assign ucode_re_o    = !rst_i && !stop_i && (run_i || (advance && !is_halt));
     // (run_i never comes while running; the taken selects are last, blt's last of all)
     wire [UAW-1:0] raddr_base = run_i ? run_pc_i[UAW-1:0] : exec ? fall_q[UAW-1:0] : pc_q[UAW-1:0];
     wire [UAW-1:0] raddr_fast = (exec && !run_i && take_fast) ? tgt[UAW-1:0] : raddr_base;
@@ -517,11 +517,12 @@ module spu_sequencer #(
     assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
     assign cnt_use_o     = ok && wr_cnt;
-    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op_f == OP_CNT);
-    assign ev_mm_o       = (ph_q == P_MM) && !mm_kill;
+    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op_f == OP_CNT) && tu_idle_i;
     assign clear_o       = run_i;
     assign drain_add_o   = do_st ? drain_cycles_i : 16'd0;
-    assign mm_start_o    = do_mm;
+    assign tu_push_o     = do_mm || do_st || do_zacc;
+    assign tu_kind_o     = is_st ? 2'd1 : is_zacc ? 2'd2 : 2'd0;
+    assign tu_pc_o       = pc_q[UAW-1:0];
     assign mm_kill_o     = mm_kill;
     assign mm_a_o        = ra[AW-1:0];
     assign mm_b_o        = rb[AW-1:0];
@@ -529,9 +530,6 @@ module spu_sequencer #(
     assign mm_sb_o       = sb_q[AW-1:0];
     assign mm_over_o     = {|sb_q[SW-1:AW], |sa_q[SW-1:AW], |rb[31:AW], |ra[31:AW]};
     assign mm_k_o        = rc;
-    assign zacc_o        = ok && (op == OP_ZACC);
-    assign st_o          = do_st;
-    assign st_addr_o     = ra[AW-1:0];
     assign st_stride_o   = sc_q[AW-1:0];
     assign cfg_in_o      = cin_q;
     assign cfg_out_o     = cout_q;
