@@ -32,6 +32,8 @@ static const char usage[] =
     "Runs int8 GEMMs of each shape (default: a sweep from 8x8x8 to 256x256x64)\n"
     "on the device with random operands, checks each against a plain C loop and\n"
     "reports cycles, model_cycles, utilization = MACs / (cycles * ROWS * COLS),\n"
+    "ideal = the utilization of an output-stationary array paying only the skew\n"
+    "per block (blocks * (K + ROWS + COLS - 2) cycles),\n"
     "link bytes and wall time, and beside them the analytical model's prediction\n"
     "(spu roofline gemm) and its error. Exit status 1 if any result differs.\n"
     "  --sweep           the calibration sweep: 55 shapes (tiny, primes, non-multiples\n"
@@ -126,6 +128,16 @@ static void med_max(double *v, size_t n, double *med, double *max)
     qsort(v, n, sizeof *v, cmp_dbl);
     *med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     *max = v[n - 1];
+}
+
+/* Utilization of an ideal output-stationary ROWS x COLS array that pays the
+ * fill/drain skew per output block and nothing else (no instructions, no
+ * drain, no bank stalls): ceil(M/R) * ceil(N/C) blocks of K + R + C - 2
+ * cycles each (docs/perf-model.md "Ideal output-stationary reference"). */
+static double ideal_util(uint32_t m, uint32_t n, uint32_t k, uint32_t R, uint32_t C)
+{
+    const double blocks = (double)((m + R - 1) / R) * (double)((n + C - 1) / C);
+    return (double)m * n * k / (blocks * ((double)k + R + C - 2) * R * C);
 }
 
 static int parse_shape(const char *s, uint32_t d[3])
@@ -363,8 +375,8 @@ int spu_bench_gemm(int argc, char **argv)
         return cli_fail("bench gemm", "out of memory");
     }
     if (!json)
-        printf("spu bench gemm on %s (%ux%u array)\n%-14s %6s %10s %10s %7s %10s %8s %10s %7s\n", device, info.rows,
-               info.cols, "shape", "pieces", "cycles", "model", "util", "link B", "wall s", "predicted", "err %");
+        printf("spu bench gemm on %s (%ux%u array)\n%-14s %6s %10s %10s %7s %7s %10s %8s %10s %7s\n", device, info.rows,
+               info.cols, "shape", "pieces", "cycles", "model", "util", "ideal", "link B", "wall s", "predicted", "err %");
     int ret = 0;
     size_t nrows = 0;
     uint64_t seed = 1;
@@ -411,8 +423,9 @@ int spu_bench_gemm(int argc, char **argv)
                 if (!json) {
                     char shape[40];
                     snprintf(shape, sizeof shape, "%ux%ux%u", d[0], d[1], d[2]);
-                    printf("%-14s %6u %10" PRIu64 " %10" PRIu64 " %7.4f %10" PRIu64 " %8.3f %10" PRIu64 " %7.3f%s\n",
-                           shape, s.pieces, s.cycles, s.model_cycles, util, s.link_bytes, s.wall_s,
+                    printf("%-14s %6u %10" PRIu64 " %10" PRIu64 " %7.4f %7.4f %10" PRIu64 " %8.3f %10" PRIu64 " %7.3f%s\n",
+                           shape, s.pieces, s.cycles, s.model_cycles, util,
+                           ideal_util(d[0], d[1], d[2], info.rows, info.cols), s.link_bytes, s.wall_s,
                            r->g.cycles, 100 * rel((double)r->g.cycles, (double)s.cycles),
                            exact ? "" : "  MISMATCH");
                     fflush(stdout);
@@ -546,6 +559,7 @@ int spu_bench_gemm(int argc, char **argv)
             cJSON_AddNumberToObject(o, "cycles_err", rel((double)r->g.cycles, (double)st->cycles));
             cJSON_AddNumberToObject(o, "macs", (double)st->macs);
             cJSON_AddNumberToObject(o, "utilization", (double)st->macs / ((double)st->cycles * info.rows * info.cols));
+            cJSON_AddNumberToObject(o, "ideal_utilization", ideal_util(r->m, r->n, r->k, info.rows, info.cols));
             cJSON_AddNumberToObject(o, "mac_active", (double)st->mac_active);
             cJSON_AddNumberToObject(o, "stall_drain", (double)st->stall_drain);
             cJSON_AddNumberToObject(o, "stall_bank", (double)st->stall_bank);

@@ -252,20 +252,24 @@ void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t la
             ASSERT_EQ(got, ref) << R << "x" << C << " K=" << K << " (" << i << "," << j << ")";
         }
     const uint64_t conflicts = bbase / (65536 / banks) == 0 ? K : 0;
-    const uint64_t mm_extra = K + conflicts + R + C - 2;
+    const uint64_t mm_stream = K + conflicts;
     const uint32_t L = lanes ? lanes : C;
     const uint64_t drain = R * (C / L) * ((L * 4 + wb - 1) / wb);
     EXPECT_EQ(spu_model_drain_cycles(spu_model_get_config(m.m), SPU_DTYPE_INT32), drain);
     EXPECT_EQ(spu_model_drain_cycles(spu_model_get_config(m.m), SPU_DTYPE_INT8), R * (C / L));
-    EXPECT_EQ(m.cnt(SPU_CNT_MM_CYCLES), mm_extra);
+    EXPECT_EQ(m.cnt(SPU_CNT_MM_CYCLES), mm_stream);
     EXPECT_EQ(m.cnt(SPU_CNT_STALL_BANK), conflicts);
     EXPECT_EQ(m.cnt(SPU_CNT_MAC_ACTIVE), K);
     EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), drain);
-    // mm at 0, st at 2+extra, halt at 4+extra waits for the drain
-    const uint64_t t_st = 2 + mm_extra, t_halt = t_st + 2;
-    const uint64_t wait = t_st + drain > t_halt ? t_st + drain - t_halt : 0;
+    // docs/isa.md "Tensor unit": mm at 0 is taken at 1 and launches at 2,
+    // its last step reads at 2 + stream; st (at 2) is taken at 3 and launches
+    // right after it; its wave reaches the last tile R + C later, the drain
+    // writes after that; halt (at 4, EXEC from 5) waits for both
+    const uint64_t L_st = 2 + mm_stream + 1, G = L_st + R + C;
+    const uint64_t ready = std::max(G + 1, G + drain - 1);
+    const uint64_t wait = ready > 5 ? ready - 5 : 0;
     EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), wait);
-    EXPECT_EQ(st.cycles, t_halt + 2 + wait);
+    EXPECT_EQ(st.cycles, 4 + 2 + wait);
 }
 
 TEST(ModelTensor, MmStMatchesLoop)
@@ -334,10 +338,14 @@ TEST(ModelTensor, BackToBackStoresStallOnTheDrain)
     auto st = m.run("st r1\nst r2\nsync\nhalt\n", {0, 512});
     ASSERT_EQ(st.state, SPU_STATE_HALTED);
     const uint64_t d = 8 * 4;  // 8 rows x 32 bytes / 8-byte words
-    // st@0 drains until 32; st@2 waits 30, drains until 64; sync@34 waits 30.
-    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), 30u + 30u);
+    // docs/isa.md "Tensor unit": st@0 is taken at 1 and launches at 2, its
+    // wave reaches the last tile at G1 = 2 + 16, the drain writes 19..50; the
+    // second st is taken at 3 (no wait: the queue is free), launches when the
+    // drain can take it, st_ready = G1 + d - 1 = 49, G2 = 65; sync@4 waits
+    // until drain_done = G2 + d - 1 = 96 (EXEC from 5: 91 cycles); halt@97.
+    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), 91u);
     EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), 2 * d);
-    EXPECT_EQ(st.cycles, 2u + 32u + 32u + 2u);
+    EXPECT_EQ(st.cycles, 99u);
 }
 
 TEST(ModelTensor, CntReadsCountersAtInstructionStart)

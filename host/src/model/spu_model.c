@@ -446,8 +446,9 @@ static int exec_cfg(spu_model *m, uint32_t imm)
 
 /* An mm's stream reached a step outside the scratchpad at cycle kill_at,
  * during the instruction that starts at now: it has no effect. */
-static int do_kill(spu_model *m)
+static int do_kill(spu_model *m, uint64_t stall)
 {
+    m->cnt[SPU_CNT_STALL_DRAIN] += stall;   /* the wait cycles before the trap */
     m->state = SPU_STATE_TRAPPED;
     m->trap = SPU_TRAP_SPAD_RANGE;
     m->pc = m->kill_pc;
@@ -473,17 +474,19 @@ int spu_model_step(spu_model *m)
 {
     if (m->state != SPU_STATE_RUNNING)
         return 0;
-    /* every instruction's first EXEC is at now + 1: an mm trap by then wins */
-    if (m->kill_at <= m->now + 1)
-        return do_kill(m);
-    if (m->watchdog && m->now >= m->watchdog)
-        return do_trap(m, SPU_TRAP_WATCHDOG);
-    if (m->pc >= m->cfg.ucode_words)
-        return do_trap(m, SPU_TRAP_PC_RANGE);
-    const uint32_t word = m->ucode[m->pc];
+    /* FETCH's traps are raised in the first EXEC cycle, now + 1: an mm trap
+     * by then wins */
+    int ftrap = 0;
+    const uint32_t word = m->pc < m->cfg.ucode_words ? m->ucode[m->pc] : 0;
     spu_insn in;
-    if (spu_isa_decode(word, &in) != 0)
-        return do_trap(m, SPU_TRAP_ILLEGAL);
+    if (m->watchdog && m->now >= m->watchdog)
+        ftrap = SPU_TRAP_WATCHDOG;
+    else if (m->pc >= m->cfg.ucode_words)
+        ftrap = SPU_TRAP_PC_RANGE;
+    else if (spu_isa_decode(word, &in) != 0)
+        ftrap = SPU_TRAP_ILLEGAL;
+    if (ftrap)
+        return m->kill_at <= m->now + 1 ? do_kill(m, 0) : do_trap(m, ftrap);
     const spu_insn_desc *d = spu_isa_by_opcode(in.opcode);
     uint32_t *r = m->regs;
     const uint32_t ra = r[in.a], rb = r[in.b], rc = r[in.c];
@@ -518,10 +521,21 @@ int spu_model_step(spu_model *m)
     case SPU_OP_MUL: wait = d->cycles - 2; break;
     default: break;
     }
-    if (m->kill_at <= m->now + 1 + wait + fwait)
-        return do_kill(m);
+    /* cnt's FETCH wait ends early when the watchdog runs out (then traps) */
     if (fwait && m->watchdog && m->now + fwait >= m->watchdog)
+        fwait = m->watchdog - m->now;
+    if (m->kill_at <= m->now + 1 + wait + fwait) {
+        uint64_t stall = 0;
+        if (fwait)
+            stall = (m->kill_at < m->now + fwait ? m->kill_at : m->now + fwait) - m->now;
+        else if (in.opcode != SPU_OP_MUL && m->kill_at > m->now + 1)
+            stall = m->kill_at - (m->now + 1);
+        return do_kill(m, stall);
+    }
+    if (fwait && m->watchdog && m->now + fwait >= m->watchdog) {
+        m->cnt[SPU_CNT_STALL_DRAIN] += fwait;
         return do_trap(m, SPU_TRAP_WATCHDOG);
+    }
 
     switch (in.opcode) {
     case SPU_OP_NOP: break;
@@ -558,6 +572,7 @@ int spu_model_step(spu_model *m)
     case SPU_OP_ST:   trap = exec_st(m, ra, &extra); break;
     case SPU_OP_SYNC: extra = wait; break;
     case SPU_OP_CNT:
+        m->cnt[SPU_CNT_STALL_DRAIN] += fwait;   /* its own FETCH wait is in */
         if ((uint32_t)in.imm >= SPU_CNT_COUNT) {
             trap = SPU_TRAP_ILLEGAL;
         } else {
@@ -571,7 +586,7 @@ int spu_model_step(spu_model *m)
     }
     if (trap)
         return do_trap(m, trap);
-    if (in.opcode != SPU_OP_MUL)
+    if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_CNT)
         m->cnt[SPU_CNT_STALL_DRAIN] += extra;
     if (rd > 0)
         r[rd] = rd_val;

@@ -62,70 +62,68 @@ static uint64_t drain_cycles(const spu_perf_hw *hw)
     return (uint64_t)hw->rows * (hw->cols / L) * div_up(L * 4 /* out=int32 */, hw->word_bytes);
 }
 
-static uint64_t sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 typedef struct piece_cost {
     uint64_t cycles, stall_bank, stall_drain, instret;
 } piece_cost;
 
 /*
- * firmware/gemm_int8.s, instruction by instruction (cost = base + extra):
+ * firmware/gemm_int8.s, instruction by instruction, on the timing rule of
+ * docs/isa.md "Tensor unit" (every instruction 2 cycles + its waits; mm and st
+ * go through the tensor unit's one-entry queue and run back to back):
  *   cfg, mov, loop r5                       3 x 2
  *   per row block:  mov, loop r6            2 x 2
- *     per column block: mm  2 + E           E = kc + conflicts + R + C - 2
- *                       st  2 + wait
+ *     per column block: mm  2 + queue wait  stream: 1 launch + kc + conflicts
+ *                       st  2 + queue wait  token: 1 slot, drain after the wave
  *                       add, add            2 x 2
  *   per row block:  add                     2
- *   halt                                    2 + wait
- * Waits (docs/isa.md timing rule, drain D cycles in the background): the
- * first st of the piece none; an st after an st of the same row waits
- * max(0, D - (E + 8)); the first st of a later row max(0, D - (E + 14));
- * halt max(0, D - 8).
+ *   halt                                    2 + wait for the tensor unit / drain
+ * The recurrence below is that rule, block by block (exact, O(blocks)).
  */
+typedef struct tu_time {
+    uint64_t launch, engine, idle, st_ready, drain_done;
+} tu_time;
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* A tensor instruction whose FETCH is at *T: its queue wait, its launch. */
+static uint64_t tu_issue(tu_time *u, uint64_t *T, uint64_t *stall, uint64_t st_ready)
+{
+    const uint64_t e = max64(*T + 1, u->launch), w = e - (*T + 1);
+    const uint64_t L = max64(max64(e + 1, u->engine), st_ready);
+    u->launch = L;
+    *stall += w;
+    *T += 2 + w;
+    return L;
+}
+
 static piece_cost piece(const spu_perf_hw *hw, uint64_t mbi, uint64_t nbi, uint64_t kc,
                         uint64_t a_base, uint64_t b_base, uint64_t panel)
 {
     piece_cost pc = { 0, 0, 0, 0 };
-    const uint64_t D = drain_cycles(hw), skew = (uint64_t)hw->rows + hw->cols - 2;
-    const uint64_t bs = hw->spad_bytes / hw->spad_banks;
-    const uint64_t body = COST_ST + COST_ADD + COST_ADD + COST_MM;   /* 8 */
-    const uint64_t row_gap = COST_ADD + COST_ADDI + COST_LOOP;        /* add, mov, loop */
-    const uint64_t tail = COST_ST + COST_ADD + COST_ADD + COST_ADD;   /* st .. halt     */
-    /* the bytes the A and B streams touch (panel: stride between panels) */
-    const uint64_t a_end = a_base + (mbi - 1) * panel + kc * hw->word_bytes,
-                   b_end = b_base + (nbi - 1) * panel + kc * hw->word_bytes;
-    const int uniform = a_base / bs == (a_end - 1) / bs && b_base / bs == (b_end - 1) / bs;
+    const uint64_t D = drain_cycles(hw), RC = (uint64_t)hw->rows + hw->cols;
+    tu_time u = { 0, 0, 0, 0, 0 };
+    uint64_t T = COST_CFG + COST_ADDI + COST_LOOP;
     pc.instret = 3 + mbi * (2 + 4 * nbi + 1) + 1;
-    pc.cycles = COST_CFG + COST_ADDI + COST_LOOP + mbi * (COST_ADDI + COST_LOOP + COST_ADD) +
-                COST_HALT;
-    if (uniform) {
-        const uint64_t cf = a_base / bs == b_base / bs ? kc : 0;
-        const uint64_t E = kc + cf + skew;
-        const uint64_t w_in = sat_sub(D, E + body), w_row = sat_sub(D, E + body + row_gap);
-        const uint64_t w_h = sat_sub(D, tail);
-        pc.stall_bank = mbi * nbi * cf;
-        pc.stall_drain = mbi * (nbi - 1) * w_in + (mbi - 1) * w_row + w_h;
-        pc.cycles += mbi * nbi * (E + body) + pc.stall_drain;
-        return pc;
-    }
-    /* panels straddle banks (a plan no current geometry makes): the same
-     * timing rule, block by block */
-    uint64_t T = COST_CFG + COST_ADDI + COST_LOOP, drain_free = 0;
-    pc.stall_drain = 0;
     for (uint64_t i = 0; i < mbi; i++) {
         T += COST_ADDI + COST_LOOP;
         for (uint64_t j = 0; j < nbi; j++) {
             const uint64_t cf = conflicts(hw, a_base + i * panel, b_base + j * panel, kc);
             pc.stall_bank += cf;
-            T += COST_MM + kc + cf + skew;
-            const uint64_t w = sat_sub(drain_free, T);
-            pc.stall_drain += w;
-            drain_free = T + w + D;
-            T += COST_ST + w + COST_ADD + COST_ADD;
+            const uint64_t L = tu_issue(&u, &T, &pc.stall_drain, 0);           /* mm */
+            u.engine = L + 1 + kc + cf;
+            u.idle = L + kc + cf + RC + 1;
+            const uint64_t S = tu_issue(&u, &T, &pc.stall_drain, u.st_ready);  /* st */
+            u.engine = S + 1;
+            u.idle = S + RC + 1;
+            u.st_ready = max64(S + RC + 1, S + RC + D - 1);
+            u.drain_done = S + RC + D - 1;
+            T += COST_ADD + COST_ADD;
         }
         T += COST_ADD;
     }
-    const uint64_t w = sat_sub(drain_free, T);
+    const uint64_t ready = max64(u.idle, u.drain_done);                        /* halt */
+    const uint64_t w = ready > T + 1 ? ready - (T + 1) : 0;
     pc.stall_drain += w;
     pc.cycles = T + COST_HALT + w;
     return pc;

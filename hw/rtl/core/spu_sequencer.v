@@ -154,6 +154,9 @@ module spu_sequencer #(
     // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
     wire pc_bad = ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) ? (pc_q[31:UAW] != {(32-UAW){1'b0}})
                                                            : (pc_q >= UW32);
+    // a `cnt` waits in FETCH until the tensor unit is idle (not when FETCH
+    // traps: the trap goes ahead)
+    wire f_wait = (ph_q == P_FETCH) && (op_f == OP_CNT) && !tu_idle_i && !wd_hit && !pc_bad;
     // FETCH's traps (watchdog, pc range) are decided in FETCH and raised in
     // the next cycle: the instruction enters EXEC as `illegal` (no effect)
     // with the FETCH cause (timing: the watchdog's 32-bit compare of CYCLES
@@ -303,8 +306,6 @@ module spu_sequencer #(
     wire       ok   = exec && !illegal;     // a decodable instruction in EXEC
     // mm's range: the load unit reports the first step outside (see the header)
     wire          mm_kill  = mm_bad_i && (ph_q != P_OFF);
-    // a `cnt` waits in FETCH until the tensor unit is idle
-    wire          f_wait   = (ph_q == P_FETCH) && (op_f == OP_CNT) && !tu_idle_i;
 
     // ---- iterative mul: radix 4, low 32 bits, most significant digit first ----
     // Step n (n = 0..15, in mul_n_q) adds rB * rC[31-2n -: 2] to 4 * p. The
@@ -412,8 +413,8 @@ module spu_sequencer #(
         ev_cycles_o      = 2'd0;
         ev_instret_o     = 1'b0;
         ev_stall_drain_o = 1'b0;
-        if (ex_wait) ev_stall_drain_o = !mul_wait;
-        if (f_wait) ev_stall_drain_o = 1'b1;
+        if (ex_wait) ev_stall_drain_o = !mul_wait && !mm_kill;
+        if (f_wait) ev_stall_drain_o = !mm_kill;
         if (ex_done && !mm_kill) ev_instret_o = 1'b1;
         // CYCLES does not wait for the trap decision (timing: the watchdog's
         // counter stays off the range-check path): a trapping instruction
@@ -517,7 +518,7 @@ module spu_sequencer #(
     assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
     assign cnt_use_o     = ok && wr_cnt;
-    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op_f == OP_CNT) && tu_idle_i;
+    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op_f == OP_CNT) && !f_wait;
     assign clear_o       = run_i;
     assign drain_add_o   = do_st ? drain_cycles_i : 16'd0;
     assign tu_push_o     = do_mm || do_st || do_zacc;
