@@ -829,7 +829,7 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
 {
     const uint32_t R = g.rows, C = g.cols;
     // independent cost model of docs/isa.md, fed the same instruction list
-    struct Op { int kind; uint32_t k, a, b; unsigned out; };   // 0 plain, 1 mm, 2 st, 3 sync/halt
+    struct Op { int kind; uint32_t k, a, b; unsigned out; };   // 0 plain, 1 mm, 2 st, 3 sync/halt, 4 cfg
     std::vector<uint32_t> p;
     std::vector<Op> ops;
     auto plain = [&](uint32_t w) { p.push_back(w); ops.push_back({0, 0, 0, 0, 0}); };
@@ -840,27 +840,46 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
     p.push_back(ST(4)); ops.push_back({2, 0, 0, 0, SPU_DTYPE_INT32});
     p.push_back(MM(1, 5, 6)); ops.push_back({1, 1, a0, b1, 0});
     p.push_back(ST(4)); ops.push_back({2, 0, 0, 0, SPU_DTYPE_INT32});   // waits for the first drain
-    plain(CFG(SPU_DTYPE_INT8, 2, 0, 1));
+    p.push_back(CFG(SPU_DTYPE_INT8, 2, 0, 1)); ops.push_back({4, 0, 0, 0, 0});
     p.push_back(ST(4)); ops.push_back({2, 0, 0, 0, SPU_DTYPE_INT8});
     p.push_back(SYNC()); ops.push_back({3, 0, 0, 0, 0});
     p.push_back(MM(1, 2, 3)); ops.push_back({1, 3, a0, b0, 0});
     p.push_back(ST(4)); ops.push_back({2, 0, 0, 0, SPU_DTYPE_INT8});
     p.push_back(HALT()); ops.push_back({3, 0, 0, 0, 0});
-    uint64_t T = 0, drain_free = 0, stall = 0, busy = 0, macs = 0;
+    // docs/isa.md "Tensor unit": queue, launch, stream, token, waits
+    uint64_t T = 0, stall = 0, busy = 0, macs = 0;
+    uint64_t launch = 0, engine = 0, idle = 0, st_ready = 0, drain_done = 0;
     for (const Op &o : ops) {
-        uint64_t cost = 2;
-        if (o.kind == 1) {
-            uint64_t conf = 0;
-            for (uint32_t k = 0; k < o.k; k++) conf += (o.a + k * WB) / BANK == (o.b + k * WB) / BANK;
-            cost += o.k + conf + R + C - 2;
-            macs += (uint64_t)o.k * R * C;
-        } else if (o.kind >= 2) {
-            uint64_t wait = drain_free > T ? drain_free - T : 0;
-            stall += wait;
-            cost += wait;
-            if (o.kind == 2) { drain_free = T + wait + drain_cycles(o.out); busy += drain_cycles(o.out); }
+        const uint64_t e0 = T + 1;
+        uint64_t wait = 0;
+        if (o.kind == 1 || o.kind == 2) {
+            const uint64_t e = std::max(e0, launch);
+            wait = e - e0;
+            uint64_t L = std::max(e + 1, engine);
+            if (o.kind == 2) L = std::max(L, st_ready);
+            launch = L;
+            if (o.kind == 1) {
+                uint64_t conf = 0;
+                for (uint32_t k = 0; k < o.k; k++) conf += (o.a + k * WB) / BANK == (o.b + k * WB) / BANK;
+                engine = L + o.k + conf + 1;
+                idle = L + o.k + conf + R + C + 1;
+                macs += (uint64_t)o.k * R * C;
+            } else {
+                const uint64_t D = drain_cycles(o.out), G = L + R + C;
+                engine = L + 1;
+                idle = G + 1;
+                st_ready = std::max(G + 1, G + D - 1);
+                drain_done = G + D - 1;
+                busy += D;
+            }
+        } else if (o.kind == 3) {
+            const uint64_t ready = std::max(idle, drain_done);
+            wait = ready > e0 ? ready - e0 : 0;
+        } else if (o.kind == 4) {
+            wait = idle > e0 ? idle - e0 : 0;
         }
-        T += cost;
+        stall += wait;
+        T += 2 + wait;
     }
     run_prog(p);
     ASSERT_EQ(core->state(), SPU_STATE_HALTED);

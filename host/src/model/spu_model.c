@@ -342,7 +342,7 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     if (run < k) {               /* the stream reaches step `run` outside: trap then */
         m->kill_at = L + 1 + run + conflicts;
         m->kill_pc = m->pc;
-        m->tu_engine = m->tu_idle = m->tu_launch = TU_NEVER;
+        m->tu_engine = m->tu_idle = TU_NEVER;   /* (it launched: the queue is free) */
         return 0;
     }
     const uint64_t last = L + k + conflicts;          /* cycle of the last step's read */
@@ -534,6 +534,7 @@ int spu_model_step(spu_model *m)
     }
     if (fwait && m->watchdog && m->now + fwait >= m->watchdog) {
         m->cnt[SPU_CNT_STALL_DRAIN] += fwait;
+        m->now += fwait;                     /* its FETCH cycles so far */
         return do_trap(m, SPU_TRAP_WATCHDOG);
     }
 
@@ -574,6 +575,7 @@ int spu_model_step(spu_model *m)
     case SPU_OP_CNT:
         m->cnt[SPU_CNT_STALL_DRAIN] += fwait;   /* its own FETCH wait is in */
         if ((uint32_t)in.imm >= SPU_CNT_COUNT) {
+            m->now += fwait;
             trap = SPU_TRAP_ILLEGAL;
         } else {
             m->cnt[SPU_CNT_CYCLES] = m->now + fwait;

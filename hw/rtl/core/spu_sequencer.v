@@ -103,7 +103,7 @@ module spu_sequencer #(
 );
 `include "spu_isa.vh"
     localparam integer OFF = $clog2(WORD_BYTES);
-    localparam [1:0] P_OFF = 2'd0, P_FETCH = 2'd1, P_EXEC = 2'd2;
+    localparam [1:0] P_OFF = 2'd0, P_FETCH = 2'd1, P_EXEC = 2'd2, P_WAIT = 2'd3;
     localparam [31:0] WB32  = WORD_BYTES;
     localparam [31:0] SC32  = COLS * 4;
     localparam [31:0] UW32  = UCODE_WORDS;
@@ -305,7 +305,8 @@ module spu_sequencer #(
     wire       exec = (ph_q == P_EXEC);
     wire       ok   = exec && !illegal;     // a decodable instruction in EXEC
     // mm's range: the load unit reports the first step outside (see the header)
-    wire          mm_kill  = mm_bad_i && (ph_q != P_OFF);
+    // (P_WAIT: the sequencer has trapped already; that cause stays)
+    wire          mm_kill  = mm_bad_i && (ph_q == P_FETCH || ph_q == P_EXEC);
 
     // ---- iterative mul: radix 4, low 32 bits, most significant digit first ----
     // Step n (n = 0..15, in mul_n_q) adds rB * rC[31-2n -: 2] to 4 * p. The
@@ -471,7 +472,14 @@ module spu_sequencer #(
                 P_FETCH: if (!f_wait) ph_q <= P_EXEC;   // (its traps: EXEC, see f_trap_q)
                 P_EXEC: begin
                     if (ex_trap) begin
-                        ph_q <= P_OFF; status_q <= STATE_TRAPPED; trap_q <= ex_cause;
+                        // the tensor unit finishes what it took (the model
+                        // applied it) before the state says TRAPPED
+                        trap_q <= ex_cause;
+                        if (tu_idle_i) begin
+                            ph_q <= P_OFF; status_q <= STATE_TRAPPED;
+                        end else begin
+                            ph_q <= P_WAIT;
+                        end
                     end else if (ex_done) begin
                         if (ex_halt) begin
                             ph_q <= P_OFF; status_q <= STATE_HALTED;
@@ -479,6 +487,9 @@ module spu_sequencer #(
                             ph_q <= P_FETCH;
                         end
                     end
+                end
+                P_WAIT: if (tu_idle_i) begin
+                    ph_q <= P_OFF; status_q <= STATE_TRAPPED;
                 end
                 default: ;
             endcase
