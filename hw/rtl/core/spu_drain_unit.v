@@ -164,16 +164,20 @@ module spu_drain_unit #(
 
     // per tile: capture (the wave) or shift (writing); never both (an st's
     // token launches only when at most two writes are left, free_o)
+    // (the capture loop only in a wave's cycles: simulation speed)
     wire [NBITS-1:0] shifted = {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
     wire             shift   = writing && grp_done;
+    wire             cap_any = |cap_i;
     integer t;
     always @(posedge clk_i) begin
         if (go_i) stride_q <= stride_i[AW-1:OFF];
-        for (t = 0; t < ROWS * COLS; t = t + 1)
-            if (cap_i[t])
-                shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*ACC_W +: ACC_W];
-            else if (shift)
-                shadow_q[t*ACC_W +: ACC_W] <= shifted[t*ACC_W +: ACC_W];
+        if (cap_any) begin
+            for (t = 0; t < ROWS * COLS; t = t + 1)
+                if (cap_i[t])
+                    shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*ACC_W +: ACC_W];
+        end else if (shift) begin
+            shadow_q <= shifted;
+        end
     end
 
     genvar g;
@@ -183,11 +187,13 @@ module spu_drain_unit #(
             wire [ROWS*COLS*4-1:0] fshifted = {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
             integer ft;
             always @(posedge clk_i)
-                for (ft = 0; ft < ROWS * COLS; ft = ft + 1)
-                    if (cap_i[ft])
-                        fshadow_q[ft*4 +: 4] <= flags_i[ft*4 +: 4];
-                    else if (shift)
-                        fshadow_q[ft*4 +: 4] <= fshifted[ft*4 +: 4];
+                if (cap_any) begin
+                    for (ft = 0; ft < ROWS * COLS; ft = ft + 1)
+                        if (cap_i[ft])
+                            fshadow_q[ft*4 +: 4] <= flags_i[ft*4 +: 4];
+                end else if (shift) begin
+                    fshadow_q <= fshifted;
+                end
             for (g = 0; g < LANES; g = g + 1) begin : g_cvt
                 wire [3:0]  fl = fshadow_q[g*4 +: 4];   // {ovf, ninf, pinf, nan}
                 wire [31:0] f;
