@@ -307,8 +307,10 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
 {
     const uint32_t R = m->cfg.rows, C = m->cfg.cols, wb = m->word_bytes;
     *extra = 0;
-    if (k == 0)
+    if (k == 0) {               /* no effect; waits like any mm for the queue */
+        *extra = tu_accept(m, m->now + 1) - (m->now + 1);
         return 0;
+    }
     if (a % wb || b % wb || m->stride_a % wb || m->stride_b % wb)
         return SPU_TRAP_MISALIGNED;
     const uint64_t e = tu_accept(m, m->now + 1);
@@ -499,8 +501,8 @@ int spu_model_step(spu_model *m)
      * is now + 1 + wait; an mm trap up to then cancels it */
     uint64_t wait = 0, fwait = 0;
     switch (in.opcode) {
-    case SPU_OP_MM:
-        if (rc && mm_aligned(m, ra, rb))
+    case SPU_OP_MM:     /* K = 0 too waits for a free queue entry (queues nothing) */
+        if (!rc || mm_aligned(m, ra, rb))
             wait = tu_accept(m, m->now + 1) - (m->now + 1);
         break;
     case SPU_OP_ST:

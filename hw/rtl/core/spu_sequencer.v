@@ -307,6 +307,8 @@ module spu_sequencer #(
     // mm's range: the load unit reports the first step outside (see the header)
     // (P_WAIT: the sequencer has trapped already; that cause stays)
     wire          mm_kill  = mm_bad_i && (ph_q == P_FETCH || ph_q == P_EXEC);
+    reg           fx_q;                 // the last cycle was a FETCH
+    always @(posedge clk_i) fx_q <= (ph_q == P_FETCH) && !rst_i;
 
     // ---- iterative mul: radix 4, low 32 bits, most significant digit first ----
     // Step n (n = 0..15, in mul_n_q) adds rB * rC[31-2n -: 2] to 4 * p. The
@@ -342,7 +344,9 @@ module spu_sequencer #(
 
     // per-consumer decisions, each from the few signals it needs
     wire k_zero     = (rc == 32'd0);
-    wire is_tq      = is_st || is_zacc || (is_mm && !k_zero);   // goes to the tensor unit
+    // mm/st/zacc wait for a free queue entry (an mm with K = 0 too, though it
+    // queues nothing: timing, no regfile compare on the wait path)
+    wire is_tq      = is_st || is_zacc || is_mm;
     wire drain_wait = (is_dw && !(tu_idle_i && drain_free_i)) || (is_idw && !tu_idle_i) ||
                       (is_tq && !tu_accept_i);
     wire mul_wait   = wr_mul && !mul_last;
@@ -417,12 +421,12 @@ module spu_sequencer #(
         if (ex_wait) ev_stall_drain_o = !mul_wait && !mm_kill;
         if (f_wait) ev_stall_drain_o = !mm_kill;
         if (ex_done && !mm_kill) ev_instret_o = 1'b1;
-        // CYCLES does not wait for the trap decision (timing: the watchdog's
-        // counter stays off the range-check path): a trapping instruction
-        // in EXEC adds its 1 or 2 cycles too -- docs/isa.md leaves the cycle
-        // count of trapped runs open (the RTL may count up to the trap)
-        if (exec && stays) ev_cycles_o = 2'd1;
-        if (exec && !stays) ev_cycles_o = 2'd2;
+        // CYCLES: every EXEC cycle adds 1, the first one also its FETCH's
+        // (fx_q) -- the same 2 + waits per instruction, and T_n at every
+        // FETCH, without waiting for the wait or trap decisions (timing: the
+        // counter's adder is off the EXEC paths); a trapping instruction adds
+        // its 2 too -- docs/isa.md leaves the cycle count of trapped runs open
+        if (exec) ev_cycles_o = fx_q ? 2'd2 : 2'd1;
         if (f_wait) ev_cycles_o = 2'd1;
     end
 
