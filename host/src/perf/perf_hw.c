@@ -173,6 +173,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
         { "link_bytes_per_s", offsetof(spu_perf_hw, link_bytes_per_s) },
         { "frame_overhead_s", offsetof(spu_perf_hw, frame_overhead_s) },
         { "txn_latency_s", offsetof(spu_perf_hw, txn_latency_s) },
+        { "turnaround_s", offsetof(spu_perf_hw, turnaround_s) },
         { "host_s_per_piece", offsetof(spu_perf_hw, host_s_per_piece) },
         { "host_s_per_call", offsetof(spu_perf_hw, host_s_per_call) },
         { "mem_bytes_per_s", offsetof(spu_perf_hw, mem_bytes_per_s) },
@@ -248,6 +249,7 @@ int spu_perf_hw_save(const spu_perf_hw *hw, const char *path, const char *extra_
         cJSON_AddNumberToObject(o, "link_bytes_per_s", hw->link_bytes_per_s);
         cJSON_AddNumberToObject(o, "frame_overhead_s", hw->frame_overhead_s);
         cJSON_AddNumberToObject(o, "txn_latency_s", hw->txn_latency_s);
+        cJSON_AddNumberToObject(o, "turnaround_s", hw->turnaround_s);
         cJSON_AddNumberToObject(o, "host_s_per_piece", hw->host_s_per_piece);
         cJSON_AddNumberToObject(o, "host_s_per_call", hw->host_s_per_call);
     }
