@@ -260,6 +260,25 @@ static int write_plots(const char *dir, const row *rows, size_t n, const spu_per
                          "'bench.dat' using 10:11 with points pt 7 title 'measured'");
 }
 
+void cli_bench_json_header(cJSON *root, const char *device, const spu_info_t *info)
+{
+    if (device)
+        cJSON_AddStringToObject(root, "device", device);
+    if (info) {
+        cJSON_AddNumberToObject(root, "rows", info->rows);
+        cJSON_AddNumberToObject(root, "cols", info->cols);
+        cJSON_AddNumberToObject(root, "word_bytes", info->word_bytes);
+        cJSON_AddNumberToObject(root, "spad_bytes", info->spad_bytes);
+        cJSON_AddNumberToObject(root, "spad_banks", info->spad_banks);
+        cJSON_AddNumberToObject(root, "ucode_words", info->ucode_words);
+        cJSON_AddNumberToObject(root, "drain_lanes", info->drain_lanes);
+        cJSON_AddNumberToObject(root, "clock_hz", info->clock_hz);
+        cJSON_AddNumberToObject(root, "isa_hash", info->isa_hash);
+    }
+    cJSON_AddNumberToObject(root, "host_isa_hash", spu_isa_hash());
+    cJSON_AddStringToObject(root, "commit", spu_perf_git_commit());
+}
+
 int spu_bench_gemm(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -600,18 +619,7 @@ int spu_bench_gemm(int argc, char **argv)
         ret = cli_fail("bench gemm", "plots into '%s' failed", plot);
     if (json) {
         cJSON *root = cJSON_CreateObject(), *arr;
-        cJSON_AddStringToObject(root, "device", device);
-        cJSON_AddNumberToObject(root, "rows", info.rows);
-        cJSON_AddNumberToObject(root, "cols", info.cols);
-        cJSON_AddNumberToObject(root, "word_bytes", info.word_bytes);
-        cJSON_AddNumberToObject(root, "spad_bytes", info.spad_bytes);
-        cJSON_AddNumberToObject(root, "spad_banks", info.spad_banks);
-        cJSON_AddNumberToObject(root, "ucode_words", info.ucode_words);
-        cJSON_AddNumberToObject(root, "drain_lanes", info.drain_lanes);
-        cJSON_AddNumberToObject(root, "clock_hz", info.clock_hz);
-        cJSON_AddNumberToObject(root, "isa_hash", info.isa_hash);
-        cJSON_AddNumberToObject(root, "host_isa_hash", spu_isa_hash());
-        cJSON_AddStringToObject(root, "commit", spu_perf_git_commit());
+        cli_bench_json_header(root, device, &info);
         cJSON_AddNumberToObject(root, "retries", cli_link_retries(dev));
         arr = cJSON_AddArrayToObject(root, "results");
         for (size_t i = 0; i < nrows; i++) {

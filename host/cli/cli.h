@@ -34,6 +34,11 @@ uint64_t cli_splitmix64(uint64_t *s);
 
 /* `spu bench gemm` (bench_gemm.c), a row of cmd_bench.c's table. */
 int spu_bench_gemm(int argc, char **argv);
+/* Into a bench's JSON object: the device's clock, geometry, ISA hash (and the
+ * host's) and the project's commit (bench_gemm.c); info NULL: host only. */
+struct cJSON;
+struct spu_info;
+void cli_bench_json_header(struct cJSON *root, const char *device, const struct spu_info *info);
 /* `spu bench formats` (bench_formats.c), a row of cmd_bench.c's table. */
 int spu_bench_formats(int argc, char **argv);
 

@@ -194,6 +194,7 @@ static int bench_numerics(int argc, char **argv)
     }
     if (json) {
         cJSON *o = cJSON_CreateObject();
+        cli_bench_json_header(o, NULL, NULL);   /* host only: ISA hash, commit */
         cJSON_AddNumberToObject(o, "memcpy_gbps", gbps[0]);
         cJSON_AddNumberToObject(o, "buffer_mib", (double)mib);
         cJSON_AddBoolToObject(o, "avx2", !scalar && spu_numerics_have_avx2());

@@ -743,4 +743,34 @@ TEST(PerfCli, BenchOnBoardSimCalibratesSimulatedTime)
     EXPECT_EQ(r.out.find("sim_"), std::string::npos);
 }
 
+// Every bench's JSON says what it ran on: the device's clock and geometry,
+// its ISA hash and the host's, and the project's commit (host-only benches:
+// the host's ISA hash and the commit).
+TEST(PerfCli, EveryBenchJsonCarriesProvenance)
+{
+    const std::vector<std::string> cmds = {
+        " bench gemm --device '" + std::string(kBoardModel) + "' --shapes 3x3x3 --json",
+        " bench formats --device '" + std::string(kBoardModel) + "' --m 8 --n 8 --k 8 --json",
+        " bench numerics --mib 1 --reps 1 --json"};
+    for (size_t i = 0; i < cmds.size(); i++) {
+        auto r = sh(kSpu + cmds[i]);
+        ASSERT_EQ(r.code, 0) << cmds[i] << r.out;
+        cJSON *root = cJSON_Parse(r.out.c_str());
+        ASSERT_NE(root, nullptr) << r.out;
+        cJSON *commit = cJSON_GetObjectItem(root, "commit");
+        ASSERT_TRUE(cJSON_IsString(commit)) << cmds[i];
+        EXPECT_STRNE(commit->valuestring, "unknown");
+        EXPECT_TRUE(cJSON_IsNumber(cJSON_GetObjectItem(root, "host_isa_hash"))) << cmds[i];
+        if (i < 2) {   // a device
+            for (const char *k : {"clock_hz", "rows", "cols", "word_bytes", "spad_bytes", "spad_banks",
+                                  "ucode_words", "drain_lanes", "isa_hash"})
+                EXPECT_TRUE(cJSON_IsNumber(cJSON_GetObjectItem(root, k))) << cmds[i] << " " << k;
+            EXPECT_EQ(cJSON_GetObjectItem(root, "rows")->valuedouble, 4) << cmds[i];
+            EXPECT_EQ(cJSON_GetObjectItem(root, "isa_hash")->valuedouble,
+                      cJSON_GetObjectItem(root, "host_isa_hash")->valuedouble);
+        }
+        cJSON_Delete(root);
+    }
+}
+
 }  // namespace
