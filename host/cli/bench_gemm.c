@@ -216,13 +216,17 @@ static int write_plots(const char *dir, const row *rows, size_t n, const spu_per
     FILE *f = perf_plot_open(dir, "bench", "dat");
     if (!f)
         return -1;
-    fprintf(f, "# m n k cycles pred_cycles wall_s pred_wall_s link_bytes pred_link_bytes ops_per_link_byte ops_per_s calib\n");
+    fprintf(f, "# m n k cycles pred_cycles wall_s pred_wall_s link_bytes pred_link_bytes ops_per_link_byte ops_per_s calib"
+               " sim_s pred_sim_s (simulators; NaN otherwise)\n");
+    int any_sim = 0;
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
-        fprintf(f, "%u %u %u %" PRIu64 " %" PRIu64 " %.6g %.6g %" PRIu64 " %" PRIu64 " %.6g %.6g %d\n", r->m,
+        fprintf(f, "%u %u %u %" PRIu64 " %" PRIu64 " %.6g %.6g %" PRIu64 " %" PRIu64 " %.6g %.6g %d", r->m,
                 r->n, r->k, r->s.cycles, r->g.cycles, r->s.wall_s, r->g.wall_s, r->s.link_bytes,
                 r->g.link_bytes, r->s.link_bytes ? 2.0 * (double)r->s.macs / (double)r->s.link_bytes : r->g.intensity,
                 2.0 * (double)r->s.macs / r->s.wall_s, r->calib);
+        fprintf(f, " %.9g %.9g\n", r->has_sim ? r->sim_s : NAN, r->has_sim ? r->pred_sim_s : NAN);
+        any_sim |= r->has_sim;
     }
     if (fclose(f))
         return -1;
@@ -244,6 +248,17 @@ static int write_plots(const char *dir, const row *rows, size_t n, const spu_per
                       "'bench.dat' using ($12==1?$7:1/0):6 with points pt 7 title 'calibration shapes', "
                       "'' using ($12==0?$7:1/0):6 with points pt 5 title 'held-out shapes'"))
         return -1;
+    if (any_sim) {   /* simulated board time, measured vs predicted */
+        snprintf(setup, sizeof setup,
+                 "set logscale xy\nset grid\nset key left top\nset size ratio -1\n"
+                 "set title 'spu bench gemm on %s: simulated board time, measured vs predicted' noenhanced\n"
+                 "set xlabel 'predicted s (board time)'\nset ylabel 'simulated s (spu sim time)'\n", device);
+        if (perf_plot_run(dir, "sim", setup,
+                          "plot x with lines lw 1 title 'exact', "
+                          "'bench.dat' using ($12==1?$14:1/0):13 with points pt 7 title 'calibration shapes', "
+                          "'' using ($12==0?$14:1/0):13 with points pt 5 title 'held-out shapes'"))
+            return -1;
+    }
     if (!(hw->link_bytes_per_s > 0))
         return 0;   /* no link (the model device): no link roof to draw */
     /* wall-clock roofline: compute roof at wall_clock_hz, the link roof */
