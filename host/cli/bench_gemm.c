@@ -391,6 +391,7 @@ int spu_bench_gemm(int argc, char **argv)
         hw.link_bytes_per_s = hw.mem_bytes_per_s = hwf.link_bytes_per_s;
         hw.frame_overhead_s = hwf.frame_overhead_s;
         hw.txn_latency_s = hwf.txn_latency_s;
+        hw.turnaround_s = hwf.turnaround_s;
         hw.host_s_per_piece = hwf.host_s_per_piece;
         hw.host_s_per_call = hwf.host_s_per_call;
     }
@@ -706,14 +707,14 @@ int spu_bench_gemm(int argc, char **argv)
         if (nbytes)
             printf("link bytes:    median error %.3f %%, max %.3f %%\n", 100 * b_med, 100 * b_max);
         printf("wall time:     median error %.2f %%, max %.2f %% over %zu %s shapes\n", 100 * w_med, 100 * w_max,
-               nw, fitted ? "held-out" : "(uncalibrated)");
+               nw, fitted ? "held-out" : hwfile ? "(parameters from --hw)" : "(uncalibrated)");
         if (fitted)
             printf("calibrated:    wall_clock_hz %.4g, link %.4g B/s, txn latency %.3g s, host %.3g s/piece + %.3g s/call%s\n",
                    hw_wall.wall_clock_hz, hw_wall.link_bytes_per_s, hw_wall.txn_latency_s, hw_wall.host_s_per_piece,
                    hw_wall.host_s_per_call, board_sim ? " (the simulator process)" : "");
         if (nsim)
             printf("simulated time: median error %.3f %%, max %.3f %% over %zu %s shapes\n", 100 * s_med, 100 * s_max,
-                   ns, sfitted ? "held-out" : "(uncalibrated)");
+                   ns, sfitted ? "held-out" : hwfile ? "(parameters from --hw)" : "(uncalibrated)");
         if (sfitted)
             printf("calibrated on simulated time: link %.6g B/s, turnaround %.3g s per transaction\n",
                    hwb.link_bytes_per_s, hwb.turnaround_s);
