@@ -557,9 +557,7 @@ int spu_bench_gemm(int argc, char **argv)
         hw.txn_latency_s = hw0.txn_latency_s;
         hw.host_s_per_piece = hw0.host_s_per_piece;
         hw.host_s_per_call = hw0.host_s_per_call;
-    } else if (sfitted) {
-        hw.turnaround_s = hwb.turnaround_s;
-    }
+    }   /* else (the byte port's simulated time): the file keeps the wall-time fit */
     /* errors: cycles on every shape (the cycle model has no fitted parameter),
      * wall time on the shapes the fit did not see (all if no fit) */
     double *ec = calloc(nrows + 1, sizeof *ec), *ew = calloc(nrows + 1, sizeof *ew),
