@@ -516,6 +516,11 @@ int spu_bench_gemm(int argc, char **argv)
     int sfitted = 0;
     for (size_t i = 0; i < nrows; i++)
         nsim += rows[i].has_sim;
+    /* without --hw, start from the simulated PHY's own rate: a UART's 10 bit
+     * times per byte, or the byte port's one byte per clock */
+    if (nsim && !hwfile && hwb.clock_hz > 0)
+        hwb.link_bytes_per_s = hwb.mem_bytes_per_s =
+            rows[0].sim_cpb ? hwb.clock_hz / (10.0 * rows[0].sim_cpb) : hwb.clock_hz;
     if (ret == 0 && calib_out && nsim == nrows) {
         size_t nc = 0;
         spu_perf_sample *smp = calloc(nrows, sizeof *smp);
