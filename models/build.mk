@@ -23,3 +23,14 @@ run-infer: deps all
 	@for mi in $(RUN_INFER_IMAGES); do \
 	  $(BUILD)/bin/spu infer --model $${mi%%:*} --device $(RUN_DEVICE) --images $${mi##*:} --brief || exit 1; \
 	done
+
+# make infer-table: rewrite README.md's networks table (the infer-table
+# marked region) from `spu infer --json` runs: every model x format on the
+# full test set on `model`, link bytes (and bit-exactness) on `sim` over
+# INFER_TABLE_SIM_IMAGES images. Slow (tens of minutes on 2 cores): a
+# docs target, not CI.
+INFER_TABLE_SIM_IMAGES ?= 64
+.PHONY: infer-table
+infer-table: deps all
+	/usr/bin/python3 models/infer_table.py --spu $(BUILD)/bin/spu --readme README.md \
+	  --sim-images $(INFER_TABLE_SIM_IMAGES) --out $(BUILD)/infer-table
