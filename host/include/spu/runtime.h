@@ -3,11 +3,12 @@
  * weights; libspu runs it on a device, one batch of images at a time.
  *
  * Every GEMM-shaped op (dense, conv2d through im2col, patch embedding, the
- * QK^T and P.V products of attention) runs as an int8 GEMM on the device
- * (spu_gemm_i8); everything else runs on the host and is named in
- * spu_net_host_ops(). Per op, the lowering table in host/src/runtime/ops.c
+ * QK^T and P.V products of attention) runs as a GEMM on the device in the
+ * run's format (int8 -> int32 via spu_gemm_i8, e4m3/e5m2 -> f32 via
+ * spu_gemm); everything else runs on the host and is named in
+ * spu_net_host_ops(). Per op, the lowering table in host/src/runtime/net.c
  * says which (docs/runtime.md). An fp32 path in plain C is the reference the
- * int8 run is measured against.
+ * device runs are measured against.
  *
  * Also here: the idx reader for Fashion-MNIST (.gz or plain).
  */

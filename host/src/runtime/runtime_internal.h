@@ -18,8 +18,8 @@ typedef struct rt_op_desc {
     int         kind;
     const char *name;       /* "op" in the graph file                        */
     int         nin;        /* inputs                                        */
-    int         device;     /* 1: its GEMMs run on the device (spu_gemm_i8)  */
-    const char *host[6];    /* host steps of an int8 run, NULL-terminated    */
+    int         device;     /* 1: its GEMMs run on the device (spu_gemm*)    */
+    const char *host[6];    /* host steps of a device run, NULL-terminated   */
 } rt_op_desc;
 
 extern const rt_op_desc rt_ops[RT_OP_COUNT];
