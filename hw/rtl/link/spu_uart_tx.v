@@ -2,7 +2,11 @@
 //
 // Offer a byte on in_valid_i/in_data_i; it is taken (in_ready_o high) when the
 // transmitter is idle and then shifted out LSB first between a start bit (0)
-// and a stop bit (1) on tx_o, which idles high.
+// and a stop bit (1) on tx_o, which idles high. A byte offered while the
+// stop bit's last clock goes out is taken then, so back-to-back bytes leave
+// exactly 10 bit times apart (no idle clock between frames: 40 clocks a byte
+// at 4 clocks per bit). tx_o is a flip-flop (shift_q[0]): ones shift in
+// behind each frame, so the idle line is the register itself.
 `default_nettype none
 module spu_uart_tx #(
     parameter integer CLKS_PER_BIT = 104
@@ -21,19 +25,20 @@ module spu_uart_tx #(
     reg [3:0]    bits_q, bits_d;     // bits left to send, 0 = idle
     reg [CW-1:0] tick_q, tick_d;
 
-    assign in_ready_o = (bits_q == 4'd0);
-    assign tx_o       = (bits_q == 4'd0) ? 1'b1 : shift_q[0];
+    wire ready = (bits_q == 4'd0) || (bits_q == 4'd1 && tick_q == {CW{1'b0}});
+    assign in_ready_o = ready;
+    assign tx_o       = shift_q[0];
 
     always @* begin
         shift_d = shift_q;
         bits_d  = bits_q;
         tick_d  = tick_q;
-        if (bits_q == 4'd0) begin
-            if (in_valid_i) begin
-                shift_d = {1'b1, in_data_i, 1'b0};
-                bits_d  = 4'd10;
-                tick_d  = FULL;
-            end
+        if (ready && in_valid_i) begin
+            shift_d = {1'b1, in_data_i, 1'b0};
+            bits_d  = 4'd10;
+            tick_d  = FULL;
+        end else if (bits_q == 4'd0) begin
+            tick_d = tick_q;
         end else if (tick_q != 0) begin
             tick_d = tick_q - 1'b1;
         end else begin
