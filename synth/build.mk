@@ -1,6 +1,6 @@
 # synth/build.mk -- the open iCE40 flow: bitstreams, PPA reports, programming.
 #
-#   make bitstream BOARD=icebreaker|hx8k [ROWS=4 COLS=4 FORMATS=1 CLK_MHZ=24 BAUD=3000000]
+#   make bitstream BOARD=icebreaker|hx8k [ROWS=4 COLS=4 FORMATS=1 CLK_MHZ=24 BAUD=0 SEED=1]
 #       -> build/fpga/BOARD/spu.bin (+ nextpnr.json, icetime.json, entry.json)
 #   make prog BOARD=...      iceprog build/fpga/BOARD/spu.bin (needs the board)
 #   make ppa [-j2]           every row of synth/ppa_table.tsv (and every numerics
@@ -30,11 +30,12 @@ COLS    ?=
 FORMATS ?=
 CLK_MHZ ?= 24
 BAUD    ?=
+SEED    ?= 1
 BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS,$(if $($(p)),$(p)=$($(p))))
 
 .PHONY: bitstream prog ppa ppa-diff
 bitstream: $(SYNTH_DEPS) $(SPU_PPA_BIN)
-	@synth/flow.sh board $(BOARD) $(BUILD)/fpga/$(BOARD) spu_$(BOARD) $(BOARD_PARAMS)
+	@SEED=$(SEED) synth/flow.sh board $(BOARD) $(BUILD)/fpga/$(BOARD) spu_$(BOARD) $(BOARD_PARAMS)
 	@echo "bitstream: $(BUILD)/fpga/$(BOARD)/spu.bin ($$(stat -c %s $(BUILD)/fpga/$(BOARD)/spu.bin) bytes)"
 
 prog:

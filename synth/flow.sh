@@ -229,8 +229,15 @@ board)
     [ -f "$src" ] || fail "$src not found"
     device_args "$dev"
     freq=
+    # MACs per cycle = ROWS * COLS (the board top's defaults unless given)
+    rows=$(sed -n 's/.*parameter integer ROWS *= *\([0-9]*\).*/\1/p' "$src" | head -n1)
+    cols=$(sed -n 's/.*parameter integer COLS *= *\([0-9]*\).*/\1/p' "$src" | head -n1)
     for kv in "$@"; do
-        case $kv in CLK_MHZ=?*) freq=${kv#CLK_MHZ=} ;; esac
+        case $kv in
+            CLK_MHZ=?*) freq=${kv#CLK_MHZ=} ;;
+            ROWS=?*) rows=${kv#ROWS=} ;;
+            COLS=?*) cols=${kv#COLS=} ;;
+        esac
     done
     [ -n "$freq" ] || fail "board flow needs CLK_MHZ=..."
     read_board="read_verilog $src
@@ -255,7 +262,7 @@ board)
     run "$out/icepack.log" icepack "$out/spu.asc" "$out/spu.bin"
     generic_pass "$top" "$out" "$read_board"
     "$SPU_PPA" entry --name "$name" --kind spu --device "$dev" --top "$top" --target-mhz "$freq" \
-        --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
+        --macs "$((rows * cols))" --seed "$SEED" --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
         --generic "$out/generic_stat.json" --netlist "$out/generic.json" -o "$out/entry.json"
     "$SPU_PPA" check "$out/entry.json"
     ;;

@@ -24,6 +24,10 @@
  *       (a failed run) the figures that are missing are null. With --stages
  *       (a pipelined unit) the entry also has latency_cycles and
  *       results_per_s_per_lc (one result per clock: fmax_mhz * 1e6 / lcs).
+ *       With --macs M (an SPU: ROWS * COLS MACs per cycle) it has
+ *       macs_per_cycle and gmacs = M * fmax_mhz / 1000; with --seed S the
+ *       nextpnr placement seed; with a target, slack_pct = how far fmax_mhz
+ *       is above target_mhz, in percent.
  *   spu-ppa check ENTRY.json
  *       fail with a plain message when utilization exceeds the device or
  *       fmax_mhz (the lower of nextpnr and icetime) is below target_mhz.
@@ -95,7 +99,9 @@ static const ppa_field k_fields[] = {
     /* pipelined numerics units (issue 15): null for entries without them */
     {"stages", F_INT, 1, 0},               /* pipeline registers (STAGES) */
     {"latency_cycles", F_INT, 1, -1},      /* inputs -> result, in clocks */
-    {"results_per_s_per_lc", F_NUM, 1, +1} /* fmax_mhz * 1e6 / lcs */
+    {"results_per_s_per_lc", F_NUM, 1, +1}, /* fmax_mhz * 1e6 / lcs */
+    /* SPU entries (issue 13): ROWS * COLS MACs per cycle x fmax_mhz */
+    {"gmacs", F_NUM, 1, +1}
 };
 #define N_FIELDS (sizeof k_fields / sizeof k_fields[0])
 
@@ -706,7 +712,7 @@ static int cmd_entry(int argc, char **argv)
     const char *stat_p = NULL, *pnr_p = NULL, *it_p = NULL, *gen_p = NULL, *net_p = NULL;
     const char *status = "ok";
     double target = 0;
-    long io_bits = -1, stages = -1, latency = -1;
+    long io_bits = -1, stages = -1, latency = -1, macs = -1, seed = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -721,6 +727,8 @@ static int cmd_entry(int argc, char **argv)
         else if (!strcmp(a, "--io-bits")) io_bits = atol(v);
         else if (!strcmp(a, "--stages")) stages = atol(v);
         else if (!strcmp(a, "--latency")) latency = atol(v);
+        else if (!strcmp(a, "--macs")) macs = atol(v);
+        else if (!strcmp(a, "--seed")) seed = atol(v);
         else if (!strcmp(a, "--stat")) stat_p = v;
         else if (!strcmp(a, "--nextpnr")) pnr_p = v;
         else if (!strcmp(a, "--icetime")) it_p = v;
@@ -862,11 +870,24 @@ static int cmd_entry(int argc, char **argv)
         set_num_or_null(e, "results_per_s_per_lc", have_rate, have_rate ? round2(f * 1e6 / lcs_v) : 0);
     }
 
+    /* MACs per second: ROWS * COLS MACs per cycle at the lower Fmax */
+    {
+        int have_g = macs > 0 && (have_np || have_it);
+        set_num_or_null(e, "gmacs", have_g, have_g ? round2((double)macs * f / 1000.0) : 0);
+        if (macs > 0)
+            cJSON_AddNumberToObject(e, "macs_per_cycle", (double)macs);
+    }
+
     /* extras beyond the fixed columns */
-    if (target > 0)
+    if (target > 0) {
         cJSON_AddNumberToObject(e, "target_mhz", target);
-    else
+        if (have_np || have_it)
+            cJSON_AddNumberToObject(e, "slack_pct", round2((f - target) / target * 100.0));
+    } else {
         cJSON_AddNullToObject(e, "target_mhz");
+    }
+    if (seed >= 0)
+        cJSON_AddNumberToObject(e, "seed", (double)seed);
     if (io_bits >= 0)
         cJSON_AddNumberToObject(e, "harness_io_bits", (double)io_bits);
     cJSON_AddItemToObject(e, "available", avail);
@@ -931,8 +952,15 @@ static int cmd_check(int argc, char **argv)
             f = 0;
         printf("OK %s: %.0f/%.0f LCs, fmax %.2f MHz (nextpnr %.2f, icetime %.2f)", name, lcs, al,
                f, fn, fi);
+        double g, m;
+        if (json_number(cJSON_GetObjectItemCaseSensitive(e, "gmacs"), &g) &&
+            json_number(cJSON_GetObjectItemCaseSensitive(e, "macs_per_cycle"), &m))
+            printf(", %.2f GMAC/s (%.0f MACs/cycle)", g, m);
         if (json_number(cJSON_GetObjectItemCaseSensitive(e, "target_mhz"), &t))
-            printf(" >= target %.2f MHz", t);
+            printf(" >= target %.2f MHz (slack %.1f %%)", t, (f - t) / t * 100.0);
+        double sd;
+        if (json_number(cJSON_GetObjectItemCaseSensitive(e, "seed"), &sd))
+            printf(", seed %.0f", sd);
         printf("\n");
     }
     cJSON_Delete(e);
@@ -954,7 +982,8 @@ static int validate_entry(const cJSON *e, int idx, char *why, size_t n)
         if (!v)
             /* entries older than the column: ok */
             ok = !strcmp(f->key, "status") || !strcmp(f->key, "stages") ||
-                 !strcmp(f->key, "latency_cycles") || !strcmp(f->key, "results_per_s_per_lc");
+                 !strcmp(f->key, "latency_cycles") || !strcmp(f->key, "results_per_s_per_lc") ||
+                 !strcmp(f->key, "gmacs");
         else if (cJSON_IsNull(v))
             ok = f->nullable;
         else if (f->type == F_STR)
@@ -1115,8 +1144,26 @@ static int cmd_report(int argc, char **argv)
     rc |= write_text(p, csv.s ? csv.s : "");
     snprintf(p, dl, "%s/report.md", dir);
     rc |= write_text(p, md.s ? md.s : "");
-    if (rc == 0)
+    if (rc == 0) {
+        /* the SPU configurations' throughput, beside their Fmax */
+        const cJSON *e;
+        cJSON_ArrayForEach(e, arr)
+        {
+            double f, g;
+            const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "kind"));
+            if (!k || strcmp(k, "spu"))
+                continue;
+            const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+            const char *dv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "device"));
+            if (json_number(cJSON_GetObjectItemCaseSensitive(e, "fmax_mhz"), &f) &&
+                json_number(cJSON_GetObjectItemCaseSensitive(e, "gmacs"), &g))
+                printf("spu-ppa: %s (%s): fmax %.2f MHz, %.2f GMAC/s\n", nm, dv, f, g);
+            else
+                printf("spu-ppa: %s (%s): no timing (%s)\n", nm, dv,
+                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "status")));
+        }
         printf("spu-ppa: %d entries -> %s/report.{json,csv,md}\n", n, dir);
+    }
     free(p);
     free(csv.s);
     free(md.s);

@@ -21,7 +21,7 @@ namespace {
 
 // The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md).
 const char *kBoardModel = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1";
-constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 3000000, kCpb = 8;
+constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 6000000, kCpb = 4;
 
 struct Dev {
     spu_device *d = nullptr;
