@@ -38,6 +38,11 @@
  *       when a figure got worse by more than PCT percent.
  *   spu-ppa validate REPORT.json
  *       check a report against the schema (exit 1 with the reason).
+ *   spu-ppa readme README.md ENTRY.json...
+ *       rewrite the lines between README.md's markers
+ *       `<!-- board-status:begin` and `<!-- board-status:end -->` with one
+ *       line per board from `make bitstream` entries (one per seed:
+ *       build/fpga/BOARD/entry-seedN.json): Fmax, GMAC/s, slack, cells.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -1254,11 +1259,112 @@ static int cmd_diff(int argc, char **argv)
     return worse ? 1 : 0;
 }
 
+/* ---------------------------------------------------------------- readme */
+
+static int entry_cmp_seed(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    int c = strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")),
+                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(y, "name")));
+    if (c)
+        return c;
+    double sx = 0, sy = 0;
+    json_number(cJSON_GetObjectItemCaseSensitive(x, "seed"), &sx);
+    json_number(cJSON_GetObjectItemCaseSensitive(y, "seed"), &sy);
+    return (sx > sy) - (sx < sy);
+}
+
+static int cmd_readme(int argc, char **argv)
+{
+    static const char begin[] = "<!-- board-status:begin", end[] = "<!-- board-status:end -->";
+    if (argc < 2)
+        return die("usage: spu-ppa readme README.md ENTRY.json...");
+    char *text = slurp(argv[0]);
+    if (!text)
+        return die("readme: cannot read %s", argv[0]);
+    char *b = strstr(text, begin), *e = b ? strstr(b, end) : NULL;
+    if (!b || !e)
+        return die("readme: %s has no %s ... %s region", argv[0], begin, end);
+    char *b_eol = strchr(b, '\n');
+    if (!b_eol || b_eol > e)
+        return die("readme: the begin marker must be a line of its own");
+    int n = argc - 1;
+    cJSON **es = calloc((size_t)n, sizeof *es);
+    if (!es)
+        return die("out of memory");
+    for (int i = 0; i < n; i++)
+        if (!(es[i] = load_json(argv[i + 1])))
+            return 1;
+    for (int i = 0; i < n; i++)
+        if (!cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(es[i], "name")))
+            return die("readme: %s has no name", argv[i + 1]);
+    qsort(es, (size_t)n, sizeof *es, entry_cmp_seed);
+    sbuf s = {0};
+    sb_printf(&s, "%.*s", (int)(b_eol + 1 - text), text);
+    for (int i = 0; i < n;) {
+        const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(es[i], "name"));
+        const char *dv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(es[i], "device"));
+        int j = i;
+        double worst_g = -1, worst_slack = 1e9;
+        sbuf seeds = {0};
+        for (; j < n && !strcmp(nm, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(es[j], "name"))); j++) {
+            const cJSON *x = es[j];
+            double sd = 0, f, fn = 0, fi = 0, g, t = 0, lcs = 0, al = 0, sl;
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "seed"), &sd);
+            const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "status"));
+            if (!json_number(cJSON_GetObjectItemCaseSensitive(x, "fmax_mhz"), &f)) {
+                sb_printf(&seeds, "%sseed %.0f: %s", seeds.s ? "; " : "", sd, st ? st : "no result");
+                worst_g = 0;
+                worst_slack = -100;
+                continue;
+            }
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "fmax_nextpnr_mhz"), &fn);
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "fmax_icetime_mhz"), &fi);
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "target_mhz"), &t);
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "lcs"), &lcs);
+            json_number(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(x, "available"), "lcs"),
+                        &al);
+            sl = t > 0 ? (f - t) / t * 100.0 : 0;
+            if (!json_number(cJSON_GetObjectItemCaseSensitive(x, "gmacs"), &g))
+                g = 0;
+            if (worst_g < 0 || g < worst_g)
+                worst_g = g;
+            if (sl < worst_slack)
+                worst_slack = sl;
+            sb_printf(&seeds, "%sseed %.0f: %.2f MHz (nextpnr %.2f, icetime %.2f), %.2f GMAC/s, %.0f/%.0f LCs%s",
+                      seeds.s ? "; " : "", sd, f, fn, fi, g, lcs, al,
+                      st && strcmp(st, "ok") ? " (not ok)" : "");
+        }
+        double t = 0, mpc = 0, dsp = 0, ebr = 0, spram = 0;
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "target_mhz"), &t);
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "macs_per_cycle"), &mpc);
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "dsps"), &dsp);
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "ebr"), &ebr);
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "spram"), &spram);
+        sb_printf(&s, "- `%s` (%s, %.0f MACs/cycle, target %.0f MHz): worst %.2f GMAC/s, worst slack %.1f %%; "
+                      "%.0f DSP, %.0f EBR, %.0f SPRAM; %s.\n",
+                  nm, dv, mpc, t, worst_g < 0 ? 0 : worst_g, worst_slack > 1e8 ? 0 : worst_slack, dsp, ebr,
+                  spram, seeds.s ? seeds.s : "");
+        free(seeds.s);
+        i = j;
+    }
+    sb_printf(&s, "%s", e);
+    int rc = write_text(argv[0], s.s);
+    if (rc == 0)
+        printf("spu-ppa: %s: board status from %d entries\n", argv[0], n);
+    for (int i = 0; i < n; i++)
+        cJSON_Delete(es[i]);
+    free(es);
+    free(s.s);
+    free(text);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ main */
 
 static void usage(void)
 {
-    fputs("usage: spu-ppa harness|budget|entry|check|report|diff|validate ...\n"
+    fputs("usage: spu-ppa harness|budget|entry|check|report|readme|diff|validate ...\n"
           "  harness PORTS.json TOP OUT.v\n"
           "  budget STAT.json DEVICE\n"
           "  dsp-plan NETLIST.json BUDGET\n"
@@ -1287,6 +1393,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "entry")) return cmd_entry(argc, argv);
     if (!strcmp(cmd, "check")) return cmd_check(argc, argv);
     if (!strcmp(cmd, "report")) return cmd_report(argc, argv);
+    if (!strcmp(cmd, "readme")) return cmd_readme(argc, argv);
     if (!strcmp(cmd, "diff")) return cmd_diff(argc, argv);
     if (!strcmp(cmd, "validate")) return cmd_validate(argc, argv);
     usage();

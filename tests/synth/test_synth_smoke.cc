@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -127,6 +128,81 @@ TEST(SynthSchema, ValidateRejectsBadReport)
                                           R"("fmax_mhz":100,"transistors":1,"logic_depth":1}]})";
     EXPECT_NE(run(kPpa + " validate " + kOut + "/bad2.json 2>/dev/null"), 0)
         << "fmax_mhz must be the lower of the two figures";
+}
+
+// make bitstream's report: GMAC/s = MACs per cycle x the LOWER of nextpnr's
+// and icetime's Fmax, slack against the target, the seed, and README.md's
+// board status region rewritten from per-seed entries (tool outputs in the
+// JSON shapes nextpnr-ice40 --report and icetime -j write).
+TEST(SynthBoardReport, GmacsSlackSeedAndReadmeRegion)
+{
+    const std::string d = kOut + "/board_report";
+    ASSERT_EQ(run("rm -rf " + d + " && mkdir -p " + d), 0);
+    auto write_run = [&](const std::string &tag, double np, double it_ns) {
+        std::ofstream(d + "/np_" + tag + ".json")
+            << R"({"utilization":{"ICESTORM_LC":{"used":4836,"available":5280},)"
+            << R"("ICESTORM_DSP":{"used":8,"available":8},"ICESTORM_RAM":{"used":13,"available":30},)"
+            << R"("ICESTORM_SPRAM":{"used":4,"available":4}},)"
+            << R"("fmax":{"clk":{"achieved":)" << np << R"(,"constraint":24}}})";
+        std::ofstream(d + "/it_" + tag + ".json")
+            << R"([[{"cell":"a","delay_ns":1.0},{"cell":"b","delay_ns":)" << it_ns << "}]]";
+    };
+    write_run("s1", 27.13, 1000.0 / 26.5);   // icetime lower: 26.50 MHz
+    write_run("s2", 25.0, 1000.0 / 30.0);    // nextpnr lower: 25.00 MHz
+    for (const char *s : {"s1", "s2"}) {
+        std::string seed = s[1] == '1' ? "1" : "2";
+        ASSERT_EQ(run(kPpa + " entry --name spu_icebreaker --kind spu --device up5k --top t --target-mhz 24"
+                             " --macs 16 --seed " + seed + " --nextpnr " + d + "/np_" + s + ".json --icetime " +
+                      d + "/it_" + s + ".json -o " + d + "/entry-seed" + seed + ".json"),
+                  0);
+    }
+    cJSON *e1 = load(d + "/entry-seed1.json");
+    ASSERT_NE(e1, nullptr);
+    EXPECT_DOUBLE_EQ(num(e1, "fmax_mhz"), 26.5);
+    EXPECT_DOUBLE_EQ(num(e1, "gmacs"), 0.42);   // 16 * 26.5 MHz = 0.424
+    EXPECT_DOUBLE_EQ(num(e1, "macs_per_cycle"), 16);
+    EXPECT_DOUBLE_EQ(num(e1, "seed"), 1);
+    EXPECT_DOUBLE_EQ(num(e1, "slack_pct"), 10.42);   // (26.5 - 24) / 24
+    cJSON_Delete(e1);
+    cJSON *e2 = load(d + "/entry-seed2.json");
+    ASSERT_NE(e2, nullptr);
+    EXPECT_DOUBLE_EQ(num(e2, "gmacs"), 0.4);   // nextpnr's 25.00 is the lower
+    cJSON_Delete(e2);
+    // check prints GMAC/s beside Fmax
+    ASSERT_EQ(run(kPpa + " check " + d + "/entry-seed1.json > " + d + "/check.txt"), 0);
+    std::ifstream cf(d + "/check.txt");
+    std::string check((std::istreambuf_iterator<char>(cf)), std::istreambuf_iterator<char>());
+    EXPECT_NE(check.find("fmax 26.50 MHz"), std::string::npos) << check;
+    EXPECT_NE(check.find("0.42 GMAC/s (16 MACs/cycle)"), std::string::npos) << check;
+    EXPECT_NE(check.find("slack 10.4 %"), std::string::npos) << check;
+    // a failed placement (no timing) as make bitstream records it
+    ASSERT_EQ(run(kPpa + " entry --name spu_hx8k --kind spu --device hx8k --target-mhz 24 --seed 1"
+                         " --status 'FAIL: nextpnr-ice40 failed' -o " + d + "/hx-seed1.json"),
+              0);
+    // README region: replaced between the markers, everything else kept
+    std::ofstream(d + "/README.md") << "# title\nbefore\n<!-- board-status:begin (x) -->\nold line\n"
+                                       "<!-- board-status:end -->\nafter\n";
+    ASSERT_EQ(run(kPpa + " readme " + d + "/README.md " + d + "/entry-seed2.json " + d + "/entry-seed1.json " +
+                  d + "/hx-seed1.json > /dev/null"),
+              0);
+    std::ifstream rf(d + "/README.md");
+    std::string readme((std::istreambuf_iterator<char>(rf)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(readme.find("old line"), std::string::npos) << readme;
+    EXPECT_EQ(readme.rfind("# title\nbefore\n<!-- board-status:begin (x) -->\n", 0), 0u) << readme;
+    EXPECT_NE(readme.find("<!-- board-status:end -->\nafter\n"), std::string::npos) << readme;
+    EXPECT_NE(readme.find("`spu_icebreaker` (up5k, 16 MACs/cycle, target 24 MHz): worst 0.40 GMAC/s, "
+                          "worst slack 4.2 %"),
+              std::string::npos)
+        << readme;
+    EXPECT_NE(readme.find("seed 1: 26.50 MHz (nextpnr 27.13, icetime 26.50), 0.42 GMAC/s, 4836/5280 LCs; "
+                          "seed 2: 25.00 MHz"),
+              std::string::npos)
+        << readme;
+    EXPECT_NE(readme.find("`spu_hx8k` (hx8k"), std::string::npos) << readme;
+    EXPECT_NE(readme.find("seed 1: FAIL: nextpnr-ice40 failed"), std::string::npos) << readme;
+    // a README without the markers is refused, not rewritten
+    std::ofstream(d + "/R2.md") << "no markers\n";
+    EXPECT_NE(run(kPpa + " readme " + d + "/R2.md " + d + "/entry-seed1.json 2>/dev/null"), 0);
 }
 
 }  // namespace
