@@ -242,6 +242,10 @@ board)
     [ -n "$freq" ] || fail "board flow needs CLK_MHZ=..."
     read_board="read_verilog $src
         $(chparams "$top" "$@")"
+    # no DSP blocks (HX8K): signed 8x8 multipliers as a carry-save array
+    # (synth/ice40_mul8s_csa.v, ~20 SB_LUT4 fewer each than Yosys's mapping)
+    mul_map=
+    [ "$dev" = hx8k ] && mul_map="techmap -map synth/ice40_mul8s_csa.v"
     mkdir -p "$out"
     say "$name ($board, $dev): yosys synth_ice40 $DSP $*"
     dsp_plan "$top" "$dev" "$out" "$read_board"
@@ -254,6 +258,7 @@ board)
         opt_clean
         wreduce t:\$mul
         $(cat "$out/dsp_plan.ys")
+        $mul_map
         synth_ice40 -top $top $DSP $SYNTH_OPTS -json $out/ice40.json
         tee -q -o $out/stat.json stat -json"
     "$SPU_PPA" budget "$out/stat.json" "$dev"

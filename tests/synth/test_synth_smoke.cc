@@ -254,3 +254,39 @@ TEST(Equivalence, RequantMatchesPlain)
         "hierarchy -top miter; opt -fast; sat -verify -prove-asserts miter";
     EXPECT_TRUE(prove("equiv_requant", s)) << "see " << kOut << "/equiv_requant.log";
 }
+
+// The HX8K board flow's techmap (synth/ice40_mul8s_csa.v): every signed
+// 8x8 -> 16 `$mul` becomes a carry-save array, equal to the product for all
+// 2^16 inputs (the mapped netlist simulated exhaustively with Icarus: a SAT
+// proof of a multiplier takes minutes); an unsigned one is left alone.
+TEST(Equivalence, Mul8sCsaMatchesMultiply)
+{
+    if (!have_tool("yosys") || !have_tool("iverilog"))
+        GTEST_SKIP() << "yosys / iverilog not installed (make deps)";
+    const std::string d = kOut + "/mul8s_csa";
+    ASSERT_EQ(run("rm -rf " + d + " && mkdir -p " + d), 0);
+    std::ofstream(d + "/mul8s.v")
+        << "module mul8s(input [7:0] a, input [7:0] b, output [15:0] p);\n"
+           "  assign p = $signed(a) * $signed(b);\nendmodule\n"
+           "module mul8u(input [7:0] a, input [7:0] b, output [15:0] p);\n  assign p = a * b;\nendmodule\n";
+    std::ofstream(d + "/tb.v")
+        << "module tb;\n  reg [7:0] a, b; reg signed [15:0] want; wire [15:0] p; integer i, bad;\n"
+           "  mul8s dut(.a(a), .b(b), .p(p));\n"
+           "  initial begin bad = 0;\n"
+           "    for (i = 0; i < 65536; i = i + 1) begin\n"
+           "      a = i[7:0]; b = i[15:8]; want = $signed(a) * $signed(b); #1;\n"
+           "      if (p !== want) bad = bad + 1;\n"
+           "    end\n"
+           "    if (bad == 0) $display(\"ALL 65536 OK\"); else $display(\"MISMATCHES %0d\", bad);\n"
+           "  end\nendmodule\n";
+    const std::string ys = "read_verilog " + d + "/mul8s.v; wreduce; techmap -map synth/ice40_mul8s_csa.v; "
+                           "opt_clean; select -assert-none mul8s/t:$mul; select -assert-count 1 mul8u/t:$mul; "
+                           "write_verilog -noattr -selected " + d + "/gate.v";
+    ASSERT_EQ(run("cd " + kSrc + " && yosys -p '" + ys + "' > " + d + "/yosys.log 2>&1"), 0)
+        << "see " << d << "/yosys.log";
+    ASSERT_EQ(run("iverilog -o " + d + "/sim " + d + "/tb.v " + d + "/gate.v > " + d + "/iverilog.log 2>&1"), 0);
+    ASSERT_EQ(run("vvp " + d + "/sim > " + d + "/vvp.log 2>&1"), 0);
+    std::ifstream f(d + "/vvp.log");
+    std::string out((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(out.find("ALL 65536 OK"), std::string::npos) << out;
+}
