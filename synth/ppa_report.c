@@ -715,7 +715,7 @@ static int cmd_entry(int argc, char **argv)
 {
     const char *name = NULL, *kind = NULL, *device = NULL, *top = NULL, *out = NULL;
     const char *stat_p = NULL, *pnr_p = NULL, *it_p = NULL, *gen_p = NULL, *net_p = NULL;
-    const char *status = "ok";
+    const char *status = "ok", *commit = NULL;
     double target = 0;
     long io_bits = -1, stages = -1, latency = -1, macs = -1, seed = -1;
     for (int i = 0; i < argc; i++) {
@@ -734,6 +734,7 @@ static int cmd_entry(int argc, char **argv)
         else if (!strcmp(a, "--latency")) latency = atol(v);
         else if (!strcmp(a, "--macs")) macs = atol(v);
         else if (!strcmp(a, "--seed")) seed = atol(v);
+        else if (!strcmp(a, "--commit")) commit = v;
         else if (!strcmp(a, "--stat")) stat_p = v;
         else if (!strcmp(a, "--nextpnr")) pnr_p = v;
         else if (!strcmp(a, "--icetime")) it_p = v;
@@ -893,6 +894,8 @@ static int cmd_entry(int argc, char **argv)
     }
     if (seed >= 0)
         cJSON_AddNumberToObject(e, "seed", (double)seed);
+    if (commit && commit[0])
+        cJSON_AddStringToObject(e, "commit", commit);
     if (io_bits >= 0)
         cJSON_AddNumberToObject(e, "harness_io_bits", (double)io_bits);
     cJSON_AddItemToObject(e, "available", avail);
@@ -1312,8 +1315,12 @@ static int cmd_readme(int argc, char **argv)
             double sd = 0, f, fn = 0, fi = 0, g, t = 0, lcs = 0, al = 0, sl;
             json_number(cJSON_GetObjectItemCaseSensitive(x, "seed"), &sd);
             const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "status"));
+            const char *cm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "commit"));
+            char at[48] = "";
+            if (cm)
+                snprintf(at, sizeof at, " at %.40s", cm);
             if (!json_number(cJSON_GetObjectItemCaseSensitive(x, "fmax_mhz"), &f)) {
-                sb_printf(&seeds, "%sseed %.0f: %s", seeds.s ? "; " : "", sd, st ? st : "no result");
+                sb_printf(&seeds, "%sseed %.0f%s: %s", seeds.s ? "; " : "", sd, at, st ? st : "no result");
                 worst_g = 0;
                 worst_slack = -100;
                 continue;
@@ -1331,8 +1338,8 @@ static int cmd_readme(int argc, char **argv)
                 worst_g = g;
             if (sl < worst_slack)
                 worst_slack = sl;
-            sb_printf(&seeds, "%sseed %.0f: %.2f MHz (nextpnr %.2f, icetime %.2f), %.2f GMAC/s, %.0f/%.0f LCs%s",
-                      seeds.s ? "; " : "", sd, f, fn, fi, g, lcs, al,
+            sb_printf(&seeds, "%sseed %.0f%s: %.2f MHz (nextpnr %.2f, icetime %.2f), %.2f GMAC/s, %.0f/%.0f LCs%s",
+                      seeds.s ? "; " : "", sd, at, f, fn, fi, g, lcs, al,
                       st && strcmp(st, "ok") ? " (not ok)" : "");
         }
         double t = 0, mpc = 0, dsp = 0, ebr = 0, spram = 0;

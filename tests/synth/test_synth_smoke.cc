@@ -152,7 +152,7 @@ TEST(SynthBoardReport, GmacsSlackSeedAndReadmeRegion)
     for (const char *s : {"s1", "s2"}) {
         std::string seed = s[1] == '1' ? "1" : "2";
         ASSERT_EQ(run(kPpa + " entry --name spu_icebreaker --kind spu --device up5k --top t --target-mhz 24"
-                             " --macs 16 --seed " + seed + " --nextpnr " + d + "/np_" + s + ".json --icetime " +
+                             " --macs 16 --seed " + seed + (seed == "1" ? " --commit abc1234" : "") + " --nextpnr " + d + "/np_" + s + ".json --icetime " +
                       d + "/it_" + s + ".json -o " + d + "/entry-seed" + seed + ".json"),
                   0);
     }
@@ -194,7 +194,7 @@ TEST(SynthBoardReport, GmacsSlackSeedAndReadmeRegion)
                           "worst slack 4.2 %"),
               std::string::npos)
         << readme;
-    EXPECT_NE(readme.find("seed 1: 26.50 MHz (nextpnr 27.13, icetime 26.50), 0.42 GMAC/s, 4836/5280 LCs; "
+    EXPECT_NE(readme.find("seed 1 at abc1234: 26.50 MHz (nextpnr 27.13, icetime 26.50), 0.42 GMAC/s, 4836/5280 LCs; "
                           "seed 2: 25.00 MHz"),
               std::string::npos)
         << readme;
