@@ -246,6 +246,9 @@ board)
     # (synth/ice40_mul8s_csa.v, ~20 SB_LUT4 fewer each than Yosys's mapping)
     mul_map=
     [ "$dev" = hx8k ] && mul_map="techmap -map synth/ice40_mul8s_csa.v"
+    # the commit the run is of ("+": RTL, flow or pins differ from it)
+    commit=$(git rev-parse --short HEAD 2>/dev/null || true)
+    [ -n "$commit" ] && ! git diff --quiet HEAD -- hw synth constraints 2>/dev/null && commit="$commit+"
     mkdir -p "$out"
     say "$name ($board, $dev): yosys synth_ice40 $DSP $*"
     dsp_plan "$top" "$dev" "$out" "$read_board"
@@ -267,7 +270,7 @@ board)
     run "$out/icepack.log" icepack "$out/spu.asc" "$out/spu.bin"
     generic_pass "$top" "$out" "$read_board"
     "$SPU_PPA" entry --name "$name" --kind spu --device "$dev" --top "$top" --target-mhz "$freq" \
-        --macs "$((rows * cols))" --seed "$SEED" --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
+        --macs "$((rows * cols))" --seed "$SEED" --commit "$commit" --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
         --generic "$out/generic_stat.json" --netlist "$out/generic.json" -o "$out/entry.json"
     "$SPU_PPA" check "$out/entry.json"
     ;;
