@@ -86,8 +86,8 @@ TEST_P(BoardSim, GemmIsBitAndCycleExactWithTheBoardShapedModel)
     }
 }
 
-// The simulated time of a transaction is the board's: 10 bit times of 8
-// clocks per bit for every link byte each way (8N1 at 24 MHz / 6 Mbaud: 4), plus the
+// The simulated time of a transaction is the board's: 10 bit times of 4
+// clocks for every link byte each way (8N1 at 24 MHz / 6 Mbaud), plus the
 // engine's own few cycles. Checked on WRITE/READ (bytes dominate) and on a
 // GEMM (link + RUN-to-halt cycles + a bounded per-transaction overhead).
 TEST_P(BoardSim, LinkCyclesAreAccountedFor)
