@@ -288,6 +288,7 @@ void cli_bench_json_header(cJSON *root, const char *device, const spu_info_t *in
         cJSON_AddNumberToObject(root, "ucode_words", info->ucode_words);
         cJSON_AddNumberToObject(root, "drain_lanes", info->drain_lanes);
         cJSON_AddNumberToObject(root, "clock_hz", info->clock_hz);
+        cJSON_AddNumberToObject(root, "link_baud", info->link_baud);
         cJSON_AddNumberToObject(root, "isa_hash", info->isa_hash);
     }
     cJSON_AddNumberToObject(root, "host_isa_hash", spu_isa_hash());

@@ -703,6 +703,10 @@ TEST(PerfCli, BenchOnBoardSimCalibratesSimulatedTime)
     ASSERT_NE(root, nullptr) << r.out;
     const double clock = cJSON_GetObjectItem(root, "clock_hz")->valuedouble;
     EXPECT_EQ(clock, 24e6);
+    // 8N1: 10 bit times a byte at the UART rate the board is built for (INFO)
+    const double baud = cJSON_GetObjectItem(root, "link_baud")->valuedouble;
+    ASSERT_GT(baud, 0);
+    const double byte_clocks = 10 * clock / baud;
     std::vector<double> held;
     int rows = 0;
     cJSON *it;
@@ -713,7 +717,7 @@ TEST(PerfCli, BenchOnBoardSimCalibratesSimulatedTime)
         const double pred = cJSON_GetObjectItem(it, "predicted_sim_s")->valuedouble;
         const double bytes = cJSON_GetObjectItem(it, "sim_bytes")->valuedouble;
         // the board's clock ran at least through the device cycles and 10 bit times per byte
-        EXPECT_GE(cyc, cJSON_GetObjectItem(it, "cycles")->valuedouble + 80 * bytes);
+        EXPECT_GE(cyc, cJSON_GetObjectItem(it, "cycles")->valuedouble + byte_clocks * bytes);
         EXPECT_NEAR(sim_s, cyc / clock, 1e-12 * cyc);
         EXPECT_NEAR(cJSON_GetObjectItem(it, "sim_err")->valuedouble, (pred - sim_s) / sim_s, 1e-9);
         if (!cJSON_IsTrue(cJSON_GetObjectItem(it, "calibration")))
@@ -728,10 +732,10 @@ TEST(PerfCli, BenchOnBoardSimCalibratesSimulatedTime)
     EXPECT_NEAR(cJSON_GetObjectItem(sm, "sim_median_err")->valuedouble, held[2], 1e-9);
     EXPECT_NEAR(cJSON_GetObjectItem(sm, "sim_max_err")->valuedouble, held[4], 1e-9);
     EXPECT_LT(held[2], 0.05);   // the bound on held-out shapes
-    // the fitted link: 8N1 at 8 clocks per bit is 80 cycles a byte, plus the engine's own
+    // the fitted link: 10 bit times a byte, plus the engine's own gaps (at most an eighth more)
     const double rate = cJSON_GetObjectItem(sm, "sim_link_bytes_per_s")->valuedouble;
-    EXPECT_GT(rate, 24e6 / 90);
-    EXPECT_LT(rate, 24e6 / 80);
+    EXPECT_GT(rate, clock / (byte_clocks * 1.125));
+    EXPECT_LT(rate, clock / byte_clocks);
     cJSON_Delete(root);
     spu_perf_hw hw;
     char err[256] = "";
