@@ -5,9 +5,10 @@
 // earlier (latency = STAGES cycles, one result per cycle). Cut points:
 //   N  after the magnitude (the negation of x_i)
 //   A  after the leading-one position (a tree: log2 W levels of 2:1 muxes)
-//   B1 after the exponent arithmetic and the coarse normalizing shift (by
-//      a multiple of 8)
-//   B  after the fine normalizing shift (0..7)
+//   B1 after the exponent sums (fr = t + 126, under = -126 - t) and the
+//      coarse normalizing shift (by a multiple of 8)
+//   B  after the fine normalizing shift (0..7), the subnormal distance d
+//      and the exponent field (clamps of fr, under)
 //   C1 after the coarse subnormal right shift and its sticky bit
 //   C  after the fine subnormal right shift, round and sticky bits
 //   D  after the rounding add (before the specials / overflow select)
@@ -144,39 +145,41 @@ module spu_fx2f32_pipe #(
     wire signed [FW-1:0] nwf = NWV[FW-1:0];
     wire [7:0]    sh    = WM1[7:0] - msb_b;        // normalizing left shift
     wire [NW-1:0] norm1 = {mag_b, 26'd0} << {sh[7:3], 3'b000};
+    // msb < 256 for W <= 200
+    wire unused_hi = ^msb[31:8];
+
+    localparam integer B1W = PW + NW + 3 + 2*FW;
+    wire [B1W-1:0] b1_q;
+    spu_pipe_stage #(.W(B1W), .EN(CUT_B1)) u_b1 (.clk_i(clk_i),
+        .d_i({pass_b, norm1, sh[2:0], fr, under}), .q_o(b1_q));
+    wire [PW-1:0]        pass_b2 = b1_q[B1W-1 -: PW];
+    wire [NW-1:0]        norm1_b = b1_q[3+2*FW +: NW];
+    wire [2:0]           shf_b   = b1_q[2*FW +: 3];
+    wire signed [FW-1:0] fr_b    = b1_q[FW +: FW];
+    wire signed [FW-1:0] under_b = b1_q[FW-1:0];
+
+    // ---- stage B: fine normalizing shift, subnormal distance, exponent field ------
+    wire [NW-1:0] norm = norm1_b << shf_b;   // leading one at bit NW-1
     reg  [7:0]    d;        // extra right shift for subnormal results
     reg  [9:0]    field_m1; // biased exponent - 1 (normal), 0 (subnormal)
     always @* begin
         // A shift of NW or more keeps nothing; clamp so the shift is defined.
-        if (under <= 0)
+        if (under_b <= 0)
             d = 8'd0;
-        else if (under >= nwf)
+        else if (under_b >= nwf)
             d = NW[7:0];
         else
-            d = under[7:0];
-        if (fr > 326)         // t > 200: anything this large overflows anyway
+            d = under_b[7:0];
+        if (fr_b > 326)         // t > 200: anything this large overflows anyway
             field_m1 = 10'd400;
-        else if (under <= 0)
-            field_m1 = fr[9:0];
+        else if (under_b <= 0)
+            field_m1 = fr_b[9:0];
         else
             field_m1 = 10'd0;
     end
 
-    // msb < 256 for W <= 200
-    wire unused_hi = ^msb[31:8];
-
-    localparam integer B1W = PW + NW + 3 + 8 + 10;
-    wire [B1W-1:0] b1_q;
-    spu_pipe_stage #(.W(B1W), .EN(CUT_B1)) u_b1 (.clk_i(clk_i),
-        .d_i({pass_b, norm1, sh[2:0], d, field_m1}), .q_o(b1_q));
-    wire [PW-1:0] pass_b2 = b1_q[B1W-1 -: PW];
-    wire [NW-1:0] norm1_b = b1_q[21 +: NW];
-    wire [2:0]    shf_b   = b1_q[18 +: 3];
-    wire [7:0]    d_b2    = b1_q[10 +: 8];
-    wire [9:0]    fm1_b2  = b1_q[9:0];
-
-    // ---- stage B: fine normalizing shift ------------------------------------------
-    wire [NW-1:0] norm = norm1_b << shf_b;   // leading one at bit NW-1
+    wire [7:0]    d_b2   = d;
+    wire [9:0]    fm1_b2 = field_m1;
 
     localparam integer BW = PW + NW + 8 + 10;
     wire [BW-1:0] b_q;
