@@ -140,7 +140,7 @@ const std::vector<Proof> kQuick = {
     {"cvt_f32", 3, ""},
     {"cvt_f32", 5, ""},
     {"fx2f32", 4, ""},
-    {"fx2f32", 7, ""},
+    {"fx2f32", 8, ""},
     {"acc_fx", 1, ""},
     {"ref_acc_fx", 0, ""},
     {"ref_fx2f32", 0, "W=28 EW=9"},
@@ -171,10 +171,10 @@ const std::vector<Proof> kFull = {
     {"cvt_f32", 4, "E=8 M=7 SPEC=1"}, {"cvt_f32", 5, "E=8 M=7 SPEC=1"},
     {"cvt_f32", 1, "E=5 M=2 SPEC=1"}, {"cvt_f32", 2, "E=5 M=2 SPEC=1"}, {"cvt_f32", 3, "E=5 M=2 SPEC=1"},
     {"cvt_f32", 4, "E=5 M=2 SPEC=1"}, {"cvt_f32", 5, "E=5 M=2 SPEC=1"},
-    {"fx2f32", 1, ""}, {"fx2f32", 2, ""}, {"fx2f32", 3, ""}, {"fx2f32", 5, ""}, {"fx2f32", 6, ""},
+    {"fx2f32", 1, ""}, {"fx2f32", 2, ""}, {"fx2f32", 3, ""}, {"fx2f32", 5, ""}, {"fx2f32", 6, ""}, {"fx2f32", 7, ""},
     {"fx2f32", 1, "W=64 EW=10"}, {"fx2f32", 2, "W=64 EW=10"}, {"fx2f32", 3, "W=64 EW=10"},
     {"fx2f32", 4, "W=64 EW=10"}, {"fx2f32", 5, "W=64 EW=10"}, {"fx2f32", 6, "W=64 EW=10"},
-    {"fx2f32", 7, "W=64 EW=10"},
+    {"fx2f32", 7, "W=64 EW=10"}, {"fx2f32", 8, "W=64 EW=10"},
     {"acc_fx", 1, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80"},
     {"mx_dot", 3, "N=2 " E2M1},
     {"mx_dot", 7, "N=2 " E2M1},
@@ -213,7 +213,7 @@ TEST_F(Formal, WrongLatencyIsRefuted)
 {
     EXPECT_NE(prove({"mul_fp", 2, ""}, 1), 0);
     EXPECT_NE(prove({"cvt_f32", 5, ""}, 4), 0);
-    EXPECT_NE(prove({"fx2f32", 7, ""}, 6), 0);
+    EXPECT_NE(prove({"fx2f32", 8, ""}, 7), 0);
     EXPECT_NE(prove({"acc_fx", 1, ""}, 2), 0);
 }
 

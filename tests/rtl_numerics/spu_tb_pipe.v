@@ -21,7 +21,7 @@ module spu_tb_pipe (
     input  wire          fx_nan_i,
     input  wire          fx_inf_i,
     input  wire          fx_inf_sign_i,
-    output wire [223:0]  fx_o,      // 7 slots of 32 bits
+    output wire [255:0]  fx_o,      // 8 slots of 32 bits
     input  wire          rst_i,
     input  wire          clr_i,
     input  wire          valid_i,
@@ -125,7 +125,7 @@ module spu_tb_pipe (
     spu_cvt_f32_pipe #(.STAGES(5), .E(5), .M(2), .SPEC(1)) u_cvt_e5m2_s5 (.clk_i(clk_i),
         .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[20:0]), .code_o(cvt_o[224 +: 8]));
     assign cvt_o[232 +: 8] = 8'd0;
-    // ---- fixed point -> fp32 (W = 64, EW = 10, STAGES 1..7) -------------------
+    // ---- fixed point -> fp32 (W = 64, EW = 10, STAGES 1..8) -------------------
     spu_fx2f32_pipe #(.STAGES(1), .W(64), .EW(10)) u_fx_s1 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
         .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[0 +: 32]));
     spu_fx2f32_pipe #(.STAGES(2), .W(64), .EW(10)) u_fx_s2 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
@@ -140,6 +140,8 @@ module spu_tb_pipe (
         .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[160 +: 32]));
     spu_fx2f32_pipe #(.STAGES(7), .W(64), .EW(10)) u_fx_s7 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
         .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[192 +: 32]));
+    spu_fx2f32_pipe #(.STAGES(8), .W(64), .EW(10)) u_fx_s8 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
+        .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[224 +: 32]));
     // ---- accumulators at STAGES = 1 (latency 2) ---------------------------------
     spu_acc_fx #(.SIG_W(8), .PE_W(7), .LSB_EXP(-18), .ACC_W(48), .STAGES(1)) u_acc8 (
         .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i), .valid_i(valid_i),

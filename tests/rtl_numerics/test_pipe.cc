@@ -185,7 +185,7 @@ TEST_F(PipeTest, Fx2f32EveryDepthSampled) {
     Rng r(153);
     const long n = 300000;
     long sub = 0, ovf = 0;
-    for (long t = 0; t < n + 7; t++) {
+    for (long t = 0; t < n + 8; t++) {
         FxIn in;
         unsigned width = 1 + r.below(64);
         in.x = r.next();
@@ -197,9 +197,9 @@ TEST_F(PipeTest, Fx2f32EveryDepthSampled) {
         m->fx_x_i = in.x; m->fx_e_i = (uint32_t)in.e & 0x3FF;
         m->fx_nan_i = in.nan; m->fx_inf_i = in.inf; m->fx_inf_sign_i = in.isg;
         hist.push_front(in);
-        if (hist.size() > 8) hist.pop_back();
+        if (hist.size() > 9) hist.pop_back();
         m->eval();
-        for (int s = 0; s < 7; s++) {
+        for (int s = 0; s < 8; s++) {
             int lat = s + 1;
             if ((long)hist.size() <= lat) continue;
             const FxIn &x = hist[lat];

@@ -3,6 +3,7 @@
 // Same ports (plus clk_i), parameters and results as spu_fx2f32 (see
 // there); f32_o is the rounding of the inputs presented STAGES cycles
 // earlier (latency = STAGES cycles, one result per cycle). Cut points:
+//   N1 after the low half of the magnitude (negation) and its carry
 //   N  after the magnitude (the negation of x_i)
 //   A  after the leading-one position (a tree: log2 W levels of 2:1 muxes)
 //   B1 after the exponent sums (fr = t + 126, under = -126 - t) and the
@@ -14,12 +15,12 @@
 //   D  after the rounding add (before the specials / overflow select)
 //   STAGES = 0: none (this is spu_fx2f32); 1: B; 2: A, C; 3: A, B, C;
 //   4: A, B, C, D; 5: A, B1, B, C, D; 6: N, A, B1, B, C, D;
-//   7: N, A, B1, B, C1, C, D.
+//   7: N, A, B1, B, C1, C, D; 8: N1, N, A, B1, B, C1, C, D.
 // Proven equal to STAGES = 0 delayed by STAGES (tests/formal/).
 // C twin: spu_hw_fx2f32() in host/src/numerics_hw/.
 `default_nettype none
 module spu_fx2f32_pipe #(
-    parameter integer STAGES = 2,    // 0..7
+    parameter integer STAGES = 2,    // 0..8
     parameter integer W  = 48,   // width of x_i (2 .. 200)
     parameter integer EW = 10    // width of e_i (<= 30)
 ) (
@@ -36,6 +37,7 @@ module spu_fx2f32_pipe #(
     localparam integer NW = W + 26;
     // Exponent arithmetic is done in 32-bit signed integers; W and EW are
     // small enough that nothing wraps.
+    localparam integer CUT_N1 = (STAGES >= 8) ? 1 : 0;
     localparam integer CUT_N  = (STAGES >= 6) ? 1 : 0;
     localparam integer CUT_A  = (STAGES >= 2) ? 1 : 0;
     localparam integer CUT_B1 = (STAGES >= 5) ? 1 : 0;
@@ -65,15 +67,33 @@ module spu_fx2f32_pipe #(
         end
     endfunction
 
+    // ---- stage N1: low half of the magnitude ------------------------------------
+    // |x| = ~x + 1 for negative x (-2^(W-1) fits unsigned), in two halves:
+    // the low H bits and their carry here, the high bits in stage N.
+    localparam integer H = W / 2;
+    wire          neg   = x_i[W-1];
+    wire [H:0]    lo_n1 = neg ? ({1'b0, ~x_i[H-1:0]} + 1'b1) : {1'b0, x_i[H-1:0]};
+    wire [PW-1:0] pass_n1 = {nan_i, inf_i, inf_sign_i, neg, x_i == {W{1'b0}}};
+
+    localparam integer N1W = PW + (W - H) + H + 1 + EW;
+    wire [N1W-1:0] n1_q;
+    spu_pipe_stage #(.W(N1W), .EN(CUT_N1)) u_n1 (.clk_i(clk_i),
+        .d_i({pass_n1, x_i[W-1:H], lo_n1, e_i}), .q_o(n1_q));
+    wire [PW-1:0]  pass_n = n1_q[N1W-1 -: PW];
+    wire [W-H-1:0] xh_n   = n1_q[EW+H+1 +: W-H];
+    wire [H-1:0]   lo_n   = n1_q[EW +: H];
+    wire           cy_n   = n1_q[EW+H];
+    wire [EW-1:0]  e_n    = n1_q[EW-1:0];
+
     // ---- stage N: magnitude ----------------------------------------------------
-    wire          neg = x_i[W-1];
-    wire [W-1:0]  mag_n = neg ? (~x_i + 1'b1) : x_i;   // -2^(W-1) fits unsigned
-    wire [PW-1:0] pass_n = {nan_i, inf_i, inf_sign_i, neg, x_i == {W{1'b0}}};
+    wire           neg_n  = pass_n[1];
+    wire [W-H-1:0] hi_n   = neg_n ? (~xh_n + {{(W-H-1){1'b0}}, cy_n}) : xh_n;
+    wire [W-1:0]   mag_n  = {hi_n, lo_n};
 
     localparam integer NQW = PW + W + EW;
     wire [NQW-1:0] n_q;
     spu_pipe_stage #(.W(NQW), .EN(CUT_N)) u_n (.clk_i(clk_i),
-        .d_i({pass_n, mag_n, e_i}), .q_o(n_q));
+        .d_i({pass_n, mag_n, e_n}), .q_o(n_q));
     wire [PW-1:0] pass_a = n_q[NQW-1 -: PW];
     wire [W-1:0]  mag    = n_q[EW +: W];
     wire [EW-1:0] e_a    = n_q[EW-1:0];
