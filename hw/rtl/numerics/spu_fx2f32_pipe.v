@@ -88,7 +88,9 @@ module spu_fx2f32_pipe #(
     // ---- stage N: magnitude ----------------------------------------------------
     wire           neg_n  = pass_n[1];
     wire [W-H-1:0] hi_n   = neg_n ? (~xh_n + {{(W-H-1){1'b0}}, cy_n}) : xh_n;
-    wire [W-1:0]   mag_n  = {hi_n, lo_n};
+    // without the N1 cut, one W-bit negation (one carry chain, not two in series)
+    wire [W-1:0]   mag_one = neg ? (~x_i + 1'b1) : x_i;
+    wire [W-1:0]   mag_n  = (CUT_N1 != 0) ? {hi_n, lo_n} : mag_one;
 
     localparam integer NQW = PW + W + EW;
     wire [NQW-1:0] n_q;
