@@ -79,7 +79,8 @@ $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	fi
 	@touch $@
 
-ppa: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_IDS)))
+# ppa-numerics first: its report and charts (build/ppa/numerics/) come with make ppa
+ppa: ppa-numerics $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_IDS)))
 	@$(if $(PPA_UNLISTED),echo "ppa: not in $(PPA_TABLE) (run with default parameters): $(PPA_UNLISTED)";)
 	@$(SPU_PPA_BIN) report $(PPA_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_IDS))))
 	@$(SPU_PPA_BIN) validate $(PPA_DIR)/report.json
