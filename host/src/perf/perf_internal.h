@@ -15,4 +15,12 @@
 int spu_perf_nnls(const double *X, const double *y, size_t n, int on[SPU_PERF_NCOL],
                   double x[SPU_PERF_NCOL]);
 
+/* The whole text file at path (NUL-terminated, malloc'd), NULL if it cannot be
+ * read or is longer than max bytes (perf_util.c). */
+char *spu_perf_read_text(const char *path, size_t max);
+
+/* Format a message into err (when err and n), return SPU_EINVAL: the error
+ * path of the hardware-file and model-config readers (perf_util.c). */
+int spu_perf_fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
