@@ -8,6 +8,7 @@
 #include "spu/npy.h"
 #include "spu/numerics.h"
 #include "spu/runtime.h"
+#include "rt_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -19,50 +20,6 @@
 #include <vector>
 
 namespace {
-
-std::vector<float> rnd(size_t n, float a, float b, uint32_t seed)
-{
-    std::vector<float> v(n);
-    uint32_t s = seed * 2654435761u + 1;
-    for (auto &x : v) {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        x = a + (b - a) * (float)(s >> 8) / (float)(1u << 24);
-    }
-    return v;
-}
-
-struct Dir {
-    std::string d;
-    Dir()
-    {
-        char t[] = "/tmp/spu_rt_fmtXXXXXX";
-        d = mkdtemp(t);
-    }
-    ~Dir()
-    {
-        for (const char *f : { "w.npy", "b.npy", "g.json" })
-            remove(path(f).c_str());
-        rmdir(d.c_str());
-    }
-    std::string path(const std::string &f) const { return d + "/" + f; }
-    void npy(const std::string &f, const std::vector<size_t> &shape, const std::vector<float> &v) const
-    {
-        spu_tensor t;
-        ASSERT_EQ(spu_tensor_alloc(&t, SPU_NPY_FLOAT32, (int)shape.size(), shape.data()), 0);
-        memcpy(t.data, v.data(), v.size() * 4);
-        ASSERT_EQ(spu_npy_save(path(f).c_str(), &t), 0);
-        spu_tensor_free(&t);
-    }
-    void text(const std::string &f, const std::string &s) const
-    {
-        FILE *fp = fopen(path(f).c_str(), "w");
-        ASSERT_NE(fp, nullptr);
-        fputs(s.c_str(), fp);
-        fclose(fp);
-    }
-};
 
 // the power of two s with amax / s <= fmax, written as a search
 double pow2_scale(double amax, double fmax)
@@ -106,7 +63,7 @@ TEST_P(DenseFp8, BitExactAgainstReference)
 {
     const Case c = GetParam();
     const size_t T = 7, K = 700, N = 19;
-    Dir d;
+    Dir d{"rt_fmt"};
     auto w = rnd(N * K, -0.5, 0.5, 11), b = rnd(N, -0.2, 0.2, 12), x = rnd(T * K, -1, 1, 13);
     for (size_t k = 0; k < K; k += 5)
         w[3 * K + k] *= 1e-3f;                // small values: the subnormal range of the format
