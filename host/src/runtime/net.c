@@ -153,8 +153,8 @@ static int load_weight(pctx *c, const rt_node *n, const cJSON *jn, const char *k
     int rc = spu_npy_load(path, t, why, sizeof why);
     if (rc)
         return perr(c->err, c->cap, rc == SPU_EIO ? SPU_EIO : SPU_EFORMAT,
-                    "%s: node '%s' (%s): %s %s: %s", c->path, n->name, rt_ops[n->kind].name, key,
-                    path, why);
+                    "%s: node '%s' (%s): %s %s", c->path, n->name, rt_ops[n->kind].name, key,
+                    why[0] ? why : path);   /* why names the file */
     if (t->dtype != SPU_NPY_FLOAT32) {
         rc = perr(c->err, c->cap, SPU_EFORMAT, "%s: node '%s': %s %s is %s, expected float32",
                   c->path, n->name, key, path, spu_npy_dtype_name(t->dtype));
