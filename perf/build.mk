@@ -20,5 +20,5 @@ $(BUILD)/obj/src/perf/perf_hw.o $(BUILD)/asan/obj/src/perf/perf_hw.o: $(PERF_GIT
 PERF_DEVICE ?= sim
 perf-bench: all
 	@mkdir -p $(BUILD)/perf
-	$(SPU_BIN) bench gemm --device $(PERF_DEVICE) --sweep --calibrate $(BUILD)/perf/hw.json \
+	$(SPU_BIN) bench gemm --device '$(PERF_DEVICE)' --sweep --calibrate $(BUILD)/perf/hw.json \
 	  --reps 3 --csv $(BUILD)/perf/bench.csv --plot $(BUILD)/perf --json > $(BUILD)/perf/bench.json

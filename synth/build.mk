@@ -1,6 +1,6 @@
 # synth/build.mk -- the open iCE40 flow: bitstreams, PPA reports, programming.
 #
-#   make bitstream BOARD=icebreaker|hx8k [ROWS=4 COLS=4 FORMATS=1 CLK_MHZ=24 BAUD=3000000]
+#   make bitstream BOARD=icebreaker|hx8k [ROWS=4 COLS=4 FORMATS=1 CLK_MHZ=24 BAUD=0 SEED=1]
 #       -> build/fpga/BOARD/spu.bin (+ nextpnr.json, icetime.json, entry.json)
 #   make prog BOARD=...      iceprog build/fpga/BOARD/spu.bin (needs the board)
 #   make ppa [-j2]           every row of synth/ppa_table.tsv (and every numerics
@@ -30,12 +30,25 @@ COLS    ?=
 FORMATS ?=
 CLK_MHZ ?= 24
 BAUD    ?=
+SEED    ?= 1
 BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS,$(if $($(p)),$(p)=$($(p))))
 
-.PHONY: bitstream prog ppa ppa-diff
+.PHONY: bitstream prog ppa ppa-diff board-status
+# Every run leaves build/fpga/BOARD/entry-seedN.json (a failed placement too,
+# with its FAIL message as status) for `make board-status`.
+BOARD_DEV = $(if $(filter icebreaker,$(BOARD)),up5k,$(BOARD))
 bitstream: $(SYNTH_DEPS) $(SPU_PPA_BIN)
-	@synth/flow.sh board $(BOARD) $(BUILD)/fpga/$(BOARD) spu_$(BOARD) $(BOARD_PARAMS)
-	@echo "bitstream: $(BUILD)/fpga/$(BOARD)/spu.bin ($$(stat -c %s $(BUILD)/fpga/$(BOARD)/spu.bin) bytes)"
+	@d=$(BUILD)/fpga/$(BOARD); mkdir -p $$d; rm -f $$d/entry.json $$d/entry-seed$(SEED).json; \
+	SEED=$(SEED) synth/flow.sh board $(BOARD) $$d spu_$(BOARD) $(BOARD_PARAMS) 2>$$d/flow.err; rc=$$?; cat $$d/flow.err >&2; \
+	if [ ! -f $$d/entry.json ]; then \
+	  $(SPU_PPA_BIN) entry --name spu_$(BOARD) --kind spu --device $(BOARD_DEV) --target-mhz $(CLK_MHZ) \
+	    --seed $(SEED) --status "$$(grep -m1 FAIL $$d/flow.err || echo 'FAIL: flow failed')" -o $$d/entry.json; fi; \
+	cp $$d/entry.json $$d/entry-seed$(SEED).json; \
+	[ $$rc = 0 ] && echo "bitstream: $$d/spu.bin ($$(stat -c %s $$d/spu.bin) bytes), seed $(SEED)"; exit $$rc
+
+# README.md's board status lines, from the runs above (all boards, all seeds)
+board-status: $(SPU_PPA_BIN)
+	@$(SPU_PPA_BIN) readme README.md $(sort $(wildcard $(BUILD)/fpga/*/entry-seed*.json))
 
 prog:
 	@test -f $(BUILD)/fpga/$(BOARD)/spu.bin || { echo "prog: run make bitstream BOARD=$(BOARD) first"; exit 1; }
@@ -66,7 +79,8 @@ $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	fi
 	@touch $@
 
-ppa: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_IDS)))
+# ppa-numerics first: its report and charts (build/ppa/numerics/) come with make ppa
+ppa: ppa-numerics $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_IDS)))
 	@$(if $(PPA_UNLISTED),echo "ppa: not in $(PPA_TABLE) (run with default parameters): $(PPA_UNLISTED)";)
 	@$(SPU_PPA_BIN) report $(PPA_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_IDS))))
 	@$(SPU_PPA_BIN) validate $(PPA_DIR)/report.json

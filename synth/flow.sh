@@ -229,12 +229,26 @@ board)
     [ -f "$src" ] || fail "$src not found"
     device_args "$dev"
     freq=
+    # MACs per cycle = ROWS * COLS (the board top's defaults unless given)
+    rows=$(sed -n 's/.*parameter integer ROWS *= *\([0-9]*\).*/\1/p' "$src" | head -n1)
+    cols=$(sed -n 's/.*parameter integer COLS *= *\([0-9]*\).*/\1/p' "$src" | head -n1)
     for kv in "$@"; do
-        case $kv in CLK_MHZ=?*) freq=${kv#CLK_MHZ=} ;; esac
+        case $kv in
+            CLK_MHZ=?*) freq=${kv#CLK_MHZ=} ;;
+            ROWS=?*) rows=${kv#ROWS=} ;;
+            COLS=?*) cols=${kv#COLS=} ;;
+        esac
     done
     [ -n "$freq" ] || fail "board flow needs CLK_MHZ=..."
     read_board="read_verilog $src
         $(chparams "$top" "$@")"
+    # no DSP blocks (HX8K): signed 8x8 multipliers as a carry-save array
+    # (synth/ice40_mul8s_csa.v, ~20 SB_LUT4 fewer each than Yosys's mapping)
+    mul_map=
+    [ "$dev" = hx8k ] && mul_map="techmap -map synth/ice40_mul8s_csa.v"
+    # the commit the run is of ("+": RTL, flow or pins differ from it)
+    commit=$(git rev-parse --short HEAD 2>/dev/null || true)
+    [ -n "$commit" ] && ! git diff --quiet HEAD -- hw synth constraints 2>/dev/null && commit="$commit+"
     mkdir -p "$out"
     say "$name ($board, $dev): yosys synth_ice40 $DSP $*"
     dsp_plan "$top" "$dev" "$out" "$read_board"
@@ -247,6 +261,7 @@ board)
         opt_clean
         wreduce t:\$mul
         $(cat "$out/dsp_plan.ys")
+        $mul_map
         synth_ice40 -top $top $DSP $SYNTH_OPTS -json $out/ice40.json
         tee -q -o $out/stat.json stat -json"
     "$SPU_PPA" budget "$out/stat.json" "$dev"
@@ -255,7 +270,7 @@ board)
     run "$out/icepack.log" icepack "$out/spu.asc" "$out/spu.bin"
     generic_pass "$top" "$out" "$read_board"
     "$SPU_PPA" entry --name "$name" --kind spu --device "$dev" --top "$top" --target-mhz "$freq" \
-        --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
+        --macs "$((rows * cols))" --seed "$SEED" --commit "$commit" --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
         --generic "$out/generic_stat.json" --netlist "$out/generic.json" -o "$out/entry.json"
     "$SPU_PPA" check "$out/entry.json"
     ;;

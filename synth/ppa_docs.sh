@@ -17,13 +17,30 @@ trap 'rm -f "$table" "$mac"' EXIT
 {
     echo "| unit | device | stages | latency (cycles) | Fmax (MHz) | LCs | DSPs | results/s per LC | status |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
-    awk -F, '
-    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-    $col["kind"] == "unit" {
-        printf "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", $col["name"], $col["device"],
-            $col["stages"], $col["latency_cycles"], $col["fmax_mhz"], $col["lcs"], $col["dsps"],
-            ($col["results_per_s_per_lc"] == "" ? "" : sprintf("%.0f", $col["results_per_s_per_lc"])),
-            $col["status"]
+    # CSV with quoted fields (a status may hold commas): split by hand
+    awk '
+    function csv(line, f,    n, i, c, q, cur) {
+        n = 0; cur = ""; q = 0
+        for (i = 1; i <= length(line); i++) {
+            c = substr(line, i, 1)
+            if (q) {
+                if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0 }
+                else cur = cur c
+            } else if (c == "\"") q = 1
+            else if (c == ",") { f[++n] = cur; cur = "" }
+            else cur = cur c
+        }
+        f[++n] = cur
+        return n
+    }
+    NR == 1 { n = csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
+    {
+        csv($0, v)
+        if (v[col["kind"]] != "unit") next
+        printf "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", v[col["name"]], v[col["device"]],
+            v[col["stages"]], v[col["latency_cycles"]], v[col["fmax_mhz"]], v[col["lcs"]], v[col["dsps"]],
+            (v[col["results_per_s_per_lc"]] == "" ? "" : sprintf("%.0f", v[col["results_per_s_per_lc"]])),
+            v[col["status"]]
     }' "$num/report.csv"
 } > "$table"
 if [ -f "$num/mac48_up5k.tsv" ]; then

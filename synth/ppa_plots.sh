@@ -18,6 +18,18 @@ out=${2:?usage: synth/ppa_plots.sh REPORT.csv OUTDIR}
 command -v gnuplot >/dev/null || { echo "ppa_plots: gnuplot not found (make deps)"; exit 1; }
 mkdir -p "$out/data"
 rm -f "$out"/data/*.dat
+# A status may be a quoted field with commas: replace those commas (and drop
+# the quotes) so the plain awk -F, below sees one field per column.
+awk '{
+    r = ""; q = 0
+    for (i = 1; i <= length($0); i++) {
+        c = substr($0, i, 1)
+        if (c == "\"") { q = !q; continue }
+        r = r ((q && c == ",") ? ";" : c)
+    }
+    print r
+}' "$csv" > "$out/data/report.csv"
+csv=$out/data/report.csv
 
 # data/FAMILY_DEVICE_SERIES.dat: lcs fmax stages, by stages
 awk -F, -v dir="$out/data" '

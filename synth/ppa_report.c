@@ -24,6 +24,10 @@
  *       (a failed run) the figures that are missing are null. With --stages
  *       (a pipelined unit) the entry also has latency_cycles and
  *       results_per_s_per_lc (one result per clock: fmax_mhz * 1e6 / lcs).
+ *       With --macs M (an SPU: ROWS * COLS MACs per cycle) it has
+ *       macs_per_cycle and gmacs = M * fmax_mhz / 1000; with --seed S the
+ *       nextpnr placement seed; with a target, slack_pct = how far fmax_mhz
+ *       is above target_mhz, in percent.
  *   spu-ppa check ENTRY.json
  *       fail with a plain message when utilization exceeds the device or
  *       fmax_mhz (the lower of nextpnr and icetime) is below target_mhz.
@@ -34,6 +38,11 @@
  *       when a figure got worse by more than PCT percent.
  *   spu-ppa validate REPORT.json
  *       check a report against the schema (exit 1 with the reason).
+ *   spu-ppa readme README.md ENTRY.json...
+ *       rewrite the lines between README.md's markers
+ *       `<!-- board-status:begin` and `<!-- board-status:end -->` with one
+ *       line per board from `make bitstream` entries (one per seed:
+ *       build/fpga/BOARD/entry-seedN.json): Fmax, GMAC/s, slack, cells.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -95,7 +104,9 @@ static const ppa_field k_fields[] = {
     /* pipelined numerics units (issue 15): null for entries without them */
     {"stages", F_INT, 1, 0},               /* pipeline registers (STAGES) */
     {"latency_cycles", F_INT, 1, -1},      /* inputs -> result, in clocks */
-    {"results_per_s_per_lc", F_NUM, 1, +1} /* fmax_mhz * 1e6 / lcs */
+    {"results_per_s_per_lc", F_NUM, 1, +1}, /* fmax_mhz * 1e6 / lcs */
+    /* SPU entries (issue 13): ROWS * COLS MACs per cycle x fmax_mhz */
+    {"gmacs", F_NUM, 1, +1}
 };
 #define N_FIELDS (sizeof k_fields / sizeof k_fields[0])
 
@@ -704,9 +715,9 @@ static int cmd_entry(int argc, char **argv)
 {
     const char *name = NULL, *kind = NULL, *device = NULL, *top = NULL, *out = NULL;
     const char *stat_p = NULL, *pnr_p = NULL, *it_p = NULL, *gen_p = NULL, *net_p = NULL;
-    const char *status = "ok";
+    const char *status = "ok", *commit = NULL;
     double target = 0;
-    long io_bits = -1, stages = -1, latency = -1;
+    long io_bits = -1, stages = -1, latency = -1, macs = -1, seed = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -721,6 +732,9 @@ static int cmd_entry(int argc, char **argv)
         else if (!strcmp(a, "--io-bits")) io_bits = atol(v);
         else if (!strcmp(a, "--stages")) stages = atol(v);
         else if (!strcmp(a, "--latency")) latency = atol(v);
+        else if (!strcmp(a, "--macs")) macs = atol(v);
+        else if (!strcmp(a, "--seed")) seed = atol(v);
+        else if (!strcmp(a, "--commit")) commit = v;
         else if (!strcmp(a, "--stat")) stat_p = v;
         else if (!strcmp(a, "--nextpnr")) pnr_p = v;
         else if (!strcmp(a, "--icetime")) it_p = v;
@@ -862,11 +876,26 @@ static int cmd_entry(int argc, char **argv)
         set_num_or_null(e, "results_per_s_per_lc", have_rate, have_rate ? round2(f * 1e6 / lcs_v) : 0);
     }
 
+    /* MACs per second: ROWS * COLS MACs per cycle at the lower Fmax */
+    {
+        int have_g = macs > 0 && (have_np || have_it);
+        set_num_or_null(e, "gmacs", have_g, have_g ? round2((double)macs * f / 1000.0) : 0);
+        if (macs > 0)
+            cJSON_AddNumberToObject(e, "macs_per_cycle", (double)macs);
+    }
+
     /* extras beyond the fixed columns */
-    if (target > 0)
+    if (target > 0) {
         cJSON_AddNumberToObject(e, "target_mhz", target);
-    else
+        if (have_np || have_it)
+            cJSON_AddNumberToObject(e, "slack_pct", round2((f - target) / target * 100.0));
+    } else {
         cJSON_AddNullToObject(e, "target_mhz");
+    }
+    if (seed >= 0)
+        cJSON_AddNumberToObject(e, "seed", (double)seed);
+    if (commit && commit[0])
+        cJSON_AddStringToObject(e, "commit", commit);
     if (io_bits >= 0)
         cJSON_AddNumberToObject(e, "harness_io_bits", (double)io_bits);
     cJSON_AddItemToObject(e, "available", avail);
@@ -931,8 +960,15 @@ static int cmd_check(int argc, char **argv)
             f = 0;
         printf("OK %s: %.0f/%.0f LCs, fmax %.2f MHz (nextpnr %.2f, icetime %.2f)", name, lcs, al,
                f, fn, fi);
+        double g, m;
+        if (json_number(cJSON_GetObjectItemCaseSensitive(e, "gmacs"), &g) &&
+            json_number(cJSON_GetObjectItemCaseSensitive(e, "macs_per_cycle"), &m))
+            printf(", %.2f GMAC/s (%.0f MACs/cycle)", g, m);
         if (json_number(cJSON_GetObjectItemCaseSensitive(e, "target_mhz"), &t))
-            printf(" >= target %.2f MHz", t);
+            printf(" >= target %.2f MHz (slack %.1f %%)", t, (f - t) / t * 100.0);
+        double sd;
+        if (json_number(cJSON_GetObjectItemCaseSensitive(e, "seed"), &sd))
+            printf(", seed %.0f", sd);
         printf("\n");
     }
     cJSON_Delete(e);
@@ -954,7 +990,8 @@ static int validate_entry(const cJSON *e, int idx, char *why, size_t n)
         if (!v)
             /* entries older than the column: ok */
             ok = !strcmp(f->key, "status") || !strcmp(f->key, "stages") ||
-                 !strcmp(f->key, "latency_cycles") || !strcmp(f->key, "results_per_s_per_lc");
+                 !strcmp(f->key, "latency_cycles") || !strcmp(f->key, "results_per_s_per_lc") ||
+                 !strcmp(f->key, "gmacs");
         else if (cJSON_IsNull(v))
             ok = f->nullable;
         else if (f->type == F_STR)
@@ -1115,8 +1152,26 @@ static int cmd_report(int argc, char **argv)
     rc |= write_text(p, csv.s ? csv.s : "");
     snprintf(p, dl, "%s/report.md", dir);
     rc |= write_text(p, md.s ? md.s : "");
-    if (rc == 0)
+    if (rc == 0) {
+        /* the SPU configurations' throughput, beside their Fmax */
+        const cJSON *e;
+        cJSON_ArrayForEach(e, arr)
+        {
+            double f, g;
+            const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "kind"));
+            if (!k || strcmp(k, "spu"))
+                continue;
+            const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+            const char *dv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "device"));
+            if (json_number(cJSON_GetObjectItemCaseSensitive(e, "fmax_mhz"), &f) &&
+                json_number(cJSON_GetObjectItemCaseSensitive(e, "gmacs"), &g))
+                printf("spu-ppa: %s (%s): fmax %.2f MHz, %.2f GMAC/s\n", nm, dv, f, g);
+            else
+                printf("spu-ppa: %s (%s): no timing (%s)\n", nm, dv,
+                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "status")));
+        }
         printf("spu-ppa: %d entries -> %s/report.{json,csv,md}\n", n, dir);
+    }
     free(p);
     free(csv.s);
     free(md.s);
@@ -1207,11 +1262,116 @@ static int cmd_diff(int argc, char **argv)
     return worse ? 1 : 0;
 }
 
+/* ---------------------------------------------------------------- readme */
+
+static int entry_cmp_seed(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    int c = strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")),
+                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(y, "name")));
+    if (c)
+        return c;
+    double sx = 0, sy = 0;
+    json_number(cJSON_GetObjectItemCaseSensitive(x, "seed"), &sx);
+    json_number(cJSON_GetObjectItemCaseSensitive(y, "seed"), &sy);
+    return (sx > sy) - (sx < sy);
+}
+
+static int cmd_readme(int argc, char **argv)
+{
+    static const char begin[] = "<!-- board-status:begin", end[] = "<!-- board-status:end -->";
+    if (argc < 2)
+        return die("usage: spu-ppa readme README.md ENTRY.json...");
+    char *text = slurp(argv[0]);
+    if (!text)
+        return die("readme: cannot read %s", argv[0]);
+    char *b = strstr(text, begin), *e = b ? strstr(b, end) : NULL;
+    if (!b || !e)
+        return die("readme: %s has no %s ... %s region", argv[0], begin, end);
+    char *b_eol = strchr(b, '\n');
+    if (!b_eol || b_eol > e)
+        return die("readme: the begin marker must be a line of its own");
+    int n = argc - 1;
+    cJSON **es = calloc((size_t)n, sizeof *es);
+    if (!es)
+        return die("out of memory");
+    for (int i = 0; i < n; i++)
+        if (!(es[i] = load_json(argv[i + 1])))
+            return 1;
+    for (int i = 0; i < n; i++)
+        if (!cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(es[i], "name")))
+            return die("readme: %s has no name", argv[i + 1]);
+    qsort(es, (size_t)n, sizeof *es, entry_cmp_seed);
+    sbuf s = {0};
+    sb_printf(&s, "%.*s", (int)(b_eol + 1 - text), text);
+    for (int i = 0; i < n;) {
+        const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(es[i], "name"));
+        const char *dv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(es[i], "device"));
+        int j = i;
+        double worst_g = -1, worst_slack = 1e9;
+        sbuf seeds = {0};
+        for (; j < n && !strcmp(nm, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(es[j], "name"))); j++) {
+            const cJSON *x = es[j];
+            double sd = 0, f, fn = 0, fi = 0, g, t = 0, lcs = 0, al = 0, sl;
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "seed"), &sd);
+            const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "status"));
+            const char *cm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "commit"));
+            char at[48] = "";
+            if (cm)
+                snprintf(at, sizeof at, " at %.40s", cm);
+            if (!json_number(cJSON_GetObjectItemCaseSensitive(x, "fmax_mhz"), &f)) {
+                sb_printf(&seeds, "%sseed %.0f%s: %s", seeds.s ? "; " : "", sd, at, st ? st : "no result");
+                worst_g = 0;
+                worst_slack = -100;
+                continue;
+            }
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "fmax_nextpnr_mhz"), &fn);
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "fmax_icetime_mhz"), &fi);
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "target_mhz"), &t);
+            json_number(cJSON_GetObjectItemCaseSensitive(x, "lcs"), &lcs);
+            json_number(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(x, "available"), "lcs"),
+                        &al);
+            sl = t > 0 ? (f - t) / t * 100.0 : 0;
+            if (!json_number(cJSON_GetObjectItemCaseSensitive(x, "gmacs"), &g))
+                g = 0;
+            if (worst_g < 0 || g < worst_g)
+                worst_g = g;
+            if (sl < worst_slack)
+                worst_slack = sl;
+            sb_printf(&seeds, "%sseed %.0f%s: %.2f MHz (nextpnr %.2f, icetime %.2f), %.2f GMAC/s, %.0f/%.0f LCs%s",
+                      seeds.s ? "; " : "", sd, at, f, fn, fi, g, lcs, al,
+                      st && strcmp(st, "ok") ? " (not ok)" : "");
+        }
+        double t = 0, mpc = 0, dsp = 0, ebr = 0, spram = 0;
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "target_mhz"), &t);
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "macs_per_cycle"), &mpc);
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "dsps"), &dsp);
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "ebr"), &ebr);
+        json_number(cJSON_GetObjectItemCaseSensitive(es[i], "spram"), &spram);
+        sb_printf(&s, "- `%s` (%s, %.0f MACs/cycle, target %.0f MHz): worst %.2f GMAC/s, worst slack %.1f %%; "
+                      "%.0f DSP, %.0f EBR, %.0f SPRAM; %s.\n",
+                  nm, dv, mpc, t, worst_g < 0 ? 0 : worst_g, worst_slack > 1e8 ? 0 : worst_slack, dsp, ebr,
+                  spram, seeds.s ? seeds.s : "");
+        free(seeds.s);
+        i = j;
+    }
+    sb_printf(&s, "%s", e);
+    int rc = write_text(argv[0], s.s);
+    if (rc == 0)
+        printf("spu-ppa: %s: board status from %d entries\n", argv[0], n);
+    for (int i = 0; i < n; i++)
+        cJSON_Delete(es[i]);
+    free(es);
+    free(s.s);
+    free(text);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ main */
 
 static void usage(void)
 {
-    fputs("usage: spu-ppa harness|budget|entry|check|report|diff|validate ...\n"
+    fputs("usage: spu-ppa harness|budget|entry|check|report|readme|diff|validate ...\n"
           "  harness PORTS.json TOP OUT.v\n"
           "  budget STAT.json DEVICE\n"
           "  dsp-plan NETLIST.json BUDGET\n"
@@ -1240,6 +1400,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "entry")) return cmd_entry(argc, argv);
     if (!strcmp(cmd, "check")) return cmd_check(argc, argv);
     if (!strcmp(cmd, "report")) return cmd_report(argc, argv);
+    if (!strcmp(cmd, "readme")) return cmd_readme(argc, argv);
     if (!strcmp(cmd, "diff")) return cmd_diff(argc, argv);
     if (!strcmp(cmd, "validate")) return cmd_validate(argc, argv);
     usage();

@@ -226,7 +226,7 @@ int spu_bench_formats(int argc, char **argv)
     }
     if (json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "device", device);
+        cli_bench_json_header(o, device, &info);   /* clock, geometry, ISA hash, commit */
         cJSON_AddNumberToObject(o, "m", M);
         cJSON_AddNumberToObject(o, "n", N);
         cJSON_AddNumberToObject(o, "k", K);

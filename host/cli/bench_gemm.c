@@ -107,6 +107,11 @@ typedef struct row {
     int calib;                 /* used by the fit */
     spu_gemm_stats s;
     spu_perf_gemm g;           /* prediction (after calibration, if any) */
+    /* simulators (spu_sim_time): the simulated board's time of the call */
+    int has_sim;
+    uint64_t sim_cycles, sim_bytes_in, sim_bytes_out;
+    double sim_s, pred_sim_s;  /* measured, predicted (spu_perf_board_time) */
+    uint32_t sim_cpb;          /* UART clocks per bit of the simulated link (0: byte port) */
 } row;
 
 static double rel(double pred, double meas) { return meas ? (pred - meas) / meas : 0; }
@@ -223,13 +228,17 @@ static int write_plots(const char *dir, const row *rows, size_t n, const spu_per
     FILE *f = perf_plot_open(dir, "bench", "dat");
     if (!f)
         return -1;
-    fprintf(f, "# m n k cycles pred_cycles wall_s pred_wall_s link_bytes pred_link_bytes ops_per_link_byte ops_per_s calib\n");
+    fprintf(f, "# m n k cycles pred_cycles wall_s pred_wall_s link_bytes pred_link_bytes ops_per_link_byte ops_per_s calib"
+               " sim_s pred_sim_s (simulators; NaN otherwise)\n");
+    int any_sim = 0;
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
-        fprintf(f, "%u %u %u %" PRIu64 " %" PRIu64 " %.6g %.6g %" PRIu64 " %" PRIu64 " %.6g %.6g %d\n", r->m,
+        fprintf(f, "%u %u %u %" PRIu64 " %" PRIu64 " %.6g %.6g %" PRIu64 " %" PRIu64 " %.6g %.6g %d", r->m,
                 r->n, r->k, r->s.cycles, r->g.cycles, r->s.wall_s, r->g.wall_s, r->s.link_bytes,
                 r->g.link_bytes, r->s.link_bytes ? 2.0 * (double)r->s.macs / (double)r->s.link_bytes : r->g.intensity,
                 2.0 * (double)r->s.macs / r->s.wall_s, r->calib);
+        fprintf(f, " %.9g %.9g\n", r->has_sim ? r->sim_s : NAN, r->has_sim ? r->pred_sim_s : NAN);
+        any_sim |= r->has_sim;
     }
     if (fclose(f))
         return -1;
@@ -251,6 +260,17 @@ static int write_plots(const char *dir, const row *rows, size_t n, const spu_per
                       "'bench.dat' using ($12==1?$7:1/0):6 with points pt 7 title 'calibration shapes', "
                       "'' using ($12==0?$7:1/0):6 with points pt 5 title 'held-out shapes'"))
         return -1;
+    if (any_sim) {   /* simulated board time, measured vs predicted */
+        snprintf(setup, sizeof setup,
+                 "set logscale xy\nset grid\nset key left top\nset size ratio -1\n"
+                 "set title 'spu bench gemm on %s: simulated board time, measured vs predicted' noenhanced\n"
+                 "set xlabel 'predicted s (board time)'\nset ylabel 'simulated s (spu sim time)'\n", device);
+        if (perf_plot_run(dir, "sim", setup,
+                          "plot x with lines lw 1 title 'exact', "
+                          "'bench.dat' using ($12==1?$14:1/0):13 with points pt 7 title 'calibration shapes', "
+                          "'' using ($12==0?$14:1/0):13 with points pt 5 title 'held-out shapes'"))
+            return -1;
+    }
     if (!(hw->link_bytes_per_s > 0))
         return 0;   /* no link (the model device): no link roof to draw */
     /* wall-clock roofline: compute roof at wall_clock_hz, the link roof */
@@ -265,6 +285,26 @@ static int write_plots(const char *dir, const row *rows, size_t n, const spu_per
     return perf_plot_run(dir, "roofline", setup,
                          "plot roof(x) with lines lw 2 title 'roofline (calibrated link, sim speed)', "
                          "'bench.dat' using 10:11 with points pt 7 title 'measured'");
+}
+
+void cli_bench_json_header(cJSON *root, const char *device, const spu_info_t *info)
+{
+    if (device)
+        cJSON_AddStringToObject(root, "device", device);
+    if (info) {
+        cJSON_AddNumberToObject(root, "rows", info->rows);
+        cJSON_AddNumberToObject(root, "cols", info->cols);
+        cJSON_AddNumberToObject(root, "word_bytes", info->word_bytes);
+        cJSON_AddNumberToObject(root, "spad_bytes", info->spad_bytes);
+        cJSON_AddNumberToObject(root, "spad_banks", info->spad_banks);
+        cJSON_AddNumberToObject(root, "ucode_words", info->ucode_words);
+        cJSON_AddNumberToObject(root, "drain_lanes", info->drain_lanes);
+        cJSON_AddNumberToObject(root, "clock_hz", info->clock_hz);
+        cJSON_AddNumberToObject(root, "link_baud", info->link_baud);
+        cJSON_AddNumberToObject(root, "isa_hash", info->isa_hash);
+    }
+    cJSON_AddNumberToObject(root, "host_isa_hash", spu_isa_hash());
+    cJSON_AddStringToObject(root, "commit", spu_perf_git_commit());
 }
 
 int spu_bench_gemm(int argc, char **argv)
@@ -364,6 +404,7 @@ int spu_bench_gemm(int argc, char **argv)
         hw.link_bytes_per_s = hw.mem_bytes_per_s = hwf.link_bytes_per_s;
         hw.frame_overhead_s = hwf.frame_overhead_s;
         hw.txn_latency_s = hwf.txn_latency_s;
+        hw.turnaround_s = hwf.turnaround_s;
         hw.host_s_per_piece = hwf.host_s_per_piece;
         hw.host_s_per_call = hwf.host_s_per_call;
     }
@@ -395,7 +436,10 @@ int spu_bench_gemm(int argc, char **argv)
             for (size_t i = 0; i < nb; i++) B[i] = (int8_t)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 56);
             spu_gemm_opts go = { off_model, 0 };
             spu_gemm_stats s;
+            spu_sim_time_t t0, t1;   /* simulators: simulated time of the first run */
+            const int simt = spu_sim_time(dev, &t0) == 0;
             rc = spu_gemm_i8(dev, d[0], d[1], d[2], A, B, C, &go, &s);
+            const int simt_ok = simt && rc == 0 && spu_sim_time(dev, &t1) == 0;
             /* --reps: the fastest of N runs (a shared machine's scheduling
              * noise only ever adds time); the counters are the same each run */
             for (uint64_t rep = 1; rc == 0 && rep < reps; rep++) {
@@ -417,6 +461,14 @@ int spu_bench_gemm(int argc, char **argv)
                 r->k = d[2];
                 r->s = s;
                 r->calib = nrows % 2 == 0;
+                if (simt_ok) {
+                    r->has_sim = 1;
+                    r->sim_cycles = t1.cycles - t0.cycles;
+                    r->sim_bytes_in = t1.bytes_in - t0.bytes_in;
+                    r->sim_bytes_out = t1.bytes_out - t0.bytes_out;
+                    r->sim_s = t1.seconds - t0.seconds;
+                    r->sim_cpb = t1.clks_per_bit;
+                }
                 nrows++;
                 spu_perf_gemm_predict(&hw, d[0], d[1], d[2], &r->g);
                 const double util = (double)s.macs / ((double)s.cycles * info.rows * info.cols);
@@ -439,6 +491,7 @@ int spu_bench_gemm(int argc, char **argv)
         free(C);
         free(R);
     }
+    const spu_perf_hw hw0 = hw;   /* before calibration: the board-time fit starts here */
     /* calibration on the even-numbered shapes, the device speed measured */
     double fit_rms = 0, speed_hz = 0;
     uint64_t probe_cycles = 0, probe_pred = 0;
@@ -459,7 +512,7 @@ int spu_bench_gemm(int argc, char **argv)
         for (size_t i = 0; smp && i < nrows; i++)
             if (rows[i].calib)
                 smp[nc++] = (spu_perf_sample){ rows[i].m, rows[i].n, rows[i].k, rows[i].s.wall_s,
-                                               rows[i].s.cycles, rows[i].s.link_bytes };
+                                               rows[i].s.cycles, rows[i].s.link_bytes, rows[i].sim_s };
         rc = smp ? spu_perf_fit(&hw, smp, nc, 0, &fit_rms) : SPU_ENOMEM;
         free(smp);
         if (rc)
@@ -469,6 +522,61 @@ int spu_bench_gemm(int argc, char **argv)
         for (size_t i = 0; fitted && i < nrows; i++)
             spu_perf_gemm_predict(&hw, rows[i].m, rows[i].n, rows[i].k, &rows[i].g);
     }
+    /* simulators: the link in board time (perf_link.c), fitted on the
+     * simulated time of the even-numbered shapes, checked on the others */
+    spu_perf_hw hwb = hw0;
+    double sfit_rms = 0, s_med = 0, s_max = 0;
+    size_t ns = 0, nsim = 0;
+    int sfitted = 0;
+    for (size_t i = 0; i < nrows; i++)
+        nsim += rows[i].has_sim;
+    /* without --hw, start from the simulated PHY's own rate: a UART's 10 bit
+     * times per byte, or the byte port's one byte per clock */
+    if (nsim && !hwfile && hwb.clock_hz > 0)
+        hwb.link_bytes_per_s = hwb.mem_bytes_per_s =
+            rows[0].sim_cpb ? hwb.clock_hz / (10.0 * rows[0].sim_cpb) : hwb.clock_hz;
+    if (ret == 0 && calib_out && nsim == nrows) {
+        size_t nc = 0;
+        spu_perf_sample *smp = calloc(nrows, sizeof *smp);
+        for (size_t i = 0; smp && i < nrows; i++)
+            if (rows[i].calib)
+                smp[nc++] = (spu_perf_sample){ rows[i].m, rows[i].n, rows[i].k, rows[i].s.wall_s,
+                                               rows[i].s.cycles, rows[i].s.link_bytes, rows[i].sim_s };
+        rc = smp ? spu_perf_fit_board(&hwb, smp, nc, &sfit_rms) : SPU_ENOMEM;
+        free(smp);
+        if (rc)
+            ret = cli_fail("bench gemm", "calibration on simulated time failed: %s", spu_strerror(rc));
+        else
+            sfitted = 1;
+    }
+    if (nsim) {
+        double *es = calloc(nrows, sizeof *es);
+        for (size_t i = 0; es && i < nrows; i++) {
+            if (!rows[i].has_sim)
+                continue;
+            spu_perf_gemm g;
+            if (spu_perf_gemm_predict(&hwb, rows[i].m, rows[i].n, rows[i].k, &g) == 0)
+                rows[i].pred_sim_s = spu_perf_board_time(&hwb, &g);
+            if (!sfitted || !rows[i].calib)
+                es[ns++] = rel(rows[i].pred_sim_s, rows[i].sim_s);
+        }
+        if (es)
+            med_max(es, ns, &s_med, &s_max);
+        free(es);
+    }
+    /* a simulated board (its UART at the board's clock): the hardware file
+     * describes the board -- its clock, the link as simulated time measured
+     * it; the simulator process's wall-time fit goes in the record only */
+    const int board_sim = sfitted && rows[0].sim_cpb > 0;
+    const spu_perf_hw hw_wall = hw;
+    if (board_sim) {
+        hw.link_bytes_per_s = hw.mem_bytes_per_s = hwb.link_bytes_per_s;
+        hw.turnaround_s = hwb.turnaround_s;
+        hw.wall_clock_hz = hw.clock_hz;
+        hw.txn_latency_s = hw0.txn_latency_s;
+        hw.host_s_per_piece = hw0.host_s_per_piece;
+        hw.host_s_per_call = hw0.host_s_per_call;
+    }   /* else (the byte port's simulated time): the file keeps the wall-time fit */
     /* errors: cycles on every shape (the cycle model has no fitted parameter),
      * wall time on the shapes the fit did not see (all if no fit) */
     double *ec = calloc(nrows + 1, sizeof *ec), *ew = calloc(nrows + 1, sizeof *ew),
@@ -491,14 +599,23 @@ int spu_bench_gemm(int argc, char **argv)
     free(ew);
     free(eb);
     if (ret == 0 && calib_out) {
-        char extra[1024];
+        char extra[2048], simrec[768] = "";
+        if (sfitted)
+            snprintf(simrec, sizeof simrec,
+                     ",\"sim_shapes_checked\":%zu,\"sim_fit_rms_rel\":%.6g,\"sim_median_err\":%.6g,"
+                     "\"sim_max_err\":%.6g,\"sim_link_bytes_per_s\":%.8g,\"sim_turnaround_s\":%.6g,"
+                     "\"simulator_wall_fit\":{\"wall_clock_hz\":%.6g,\"link_bytes_per_s\":%.6g,"
+                     "\"txn_latency_s\":%.6g,\"host_s_per_piece\":%.6g,\"host_s_per_call\":%.6g}",
+                     ns, sfit_rms, s_med, s_max, hwb.link_bytes_per_s, hwb.turnaround_s, hw_wall.wall_clock_hz,
+                     hw_wall.link_bytes_per_s, hw_wall.txn_latency_s, hw_wall.host_s_per_piece,
+                     hw_wall.host_s_per_call);
         snprintf(extra, sizeof extra,
                  "{\"calibration\":{\"device\":\"%s\",\"commit\":\"%s\",\"shapes_fit\":%zu,\"shapes_checked\":%zu,"
                  "\"fit_rms_rel\":%.6g,\"wall_median_err\":%.6g,\"wall_max_err\":%.6g,"
                  "\"cycles_median_err\":%.6g,\"cycles_max_err\":%.6g,\"isa_hash\":%u,"
-                 "\"speed_probe_cycles\":%" PRIu64 ",\"speed_probe_predicted\":%" PRIu64 "}}",
+                 "\"speed_probe_cycles\":%" PRIu64 ",\"speed_probe_predicted\":%" PRIu64 "%s}}",
                  device, spu_perf_git_commit(), nrows - nw, nw, fit_rms, w_med, w_max, c_med, c_max,
-                 info.isa_hash, probe_cycles, probe_pred);
+                 info.isa_hash, probe_cycles, probe_pred, simrec);
         char nm[64];
         snprintf(hw.source, sizeof hw.source, "spu bench gemm --device %s --calibrate (commit %s)", device,
                  spu_perf_git_commit());
@@ -513,35 +630,29 @@ int spu_bench_gemm(int argc, char **argv)
             ret = cli_fail("bench gemm", "cannot write '%s'", csv);
         } else {
             fprintf(f, "m,n,k,pieces,cycles,predicted_cycles,cycles_err,wall_s,predicted_wall_s,wall_err,"
-                       "link_bytes,predicted_link_bytes,utilization,calibration\n");
+                       "link_bytes,predicted_link_bytes,utilization,calibration,sim_cycles,sim_s,predicted_sim_s,sim_err\n");
             for (size_t i = 0; i < nrows; i++) {
                 const row *r = &rows[i];
-                fprintf(f, "%u,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%.6g,%.6g,%.6g,%.6g,%" PRIu64 ",%" PRIu64 ",%.6g,%d\n",
+                fprintf(f, "%u,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%.6g,%.6g,%.6g,%.6g,%" PRIu64 ",%" PRIu64 ",%.6g,%d,",
                         r->m, r->n, r->k, r->s.pieces, r->s.cycles, r->g.cycles,
                         rel((double)r->g.cycles, (double)r->s.cycles), r->s.wall_s, r->g.wall_s,
                         rel(r->g.wall_s, r->s.wall_s), r->s.link_bytes, r->g.link_bytes,
                         (double)r->s.macs / ((double)r->s.cycles * info.rows * info.cols), fitted && r->calib);
+                if (r->has_sim)   /* simulators only; empty otherwise */
+                    fprintf(f, "%" PRIu64 ",%.9g,%.9g,%.6g\n", r->sim_cycles, r->sim_s, r->pred_sim_s,
+                            rel(r->pred_sim_s, r->sim_s));
+                else
+                    fputs(",,,\n", f);
             }
             if (f != stdout && fclose(f))
                 ret = cli_fail("bench gemm", "cannot write '%s'", csv);
         }
     }
-    if (ret == 0 && plot && write_plots(plot, rows, nrows, &hw, device))
+    if (ret == 0 && plot && write_plots(plot, rows, nrows, &hw_wall, device))
         ret = cli_fail("bench gemm", "plots into '%s' failed", plot);
     if (json) {
         cJSON *root = cJSON_CreateObject(), *arr;
-        cJSON_AddStringToObject(root, "device", device);
-        cJSON_AddNumberToObject(root, "rows", info.rows);
-        cJSON_AddNumberToObject(root, "cols", info.cols);
-        cJSON_AddNumberToObject(root, "word_bytes", info.word_bytes);
-        cJSON_AddNumberToObject(root, "spad_bytes", info.spad_bytes);
-        cJSON_AddNumberToObject(root, "spad_banks", info.spad_banks);
-        cJSON_AddNumberToObject(root, "ucode_words", info.ucode_words);
-        cJSON_AddNumberToObject(root, "drain_lanes", info.drain_lanes);
-        cJSON_AddNumberToObject(root, "clock_hz", info.clock_hz);
-        cJSON_AddNumberToObject(root, "isa_hash", info.isa_hash);
-        cJSON_AddNumberToObject(root, "host_isa_hash", spu_isa_hash());
-        cJSON_AddStringToObject(root, "commit", spu_perf_git_commit());
+        cli_bench_json_header(root, device, &info);
         cJSON_AddNumberToObject(root, "retries", cli_link_retries(dev));
         arr = cJSON_AddArrayToObject(root, "results");
         for (size_t i = 0; i < nrows; i++) {
@@ -569,6 +680,13 @@ int spu_bench_gemm(int argc, char **argv)
             cJSON_AddNumberToObject(o, "predicted_wall_s", r->g.wall_s);
             cJSON_AddNumberToObject(o, "wall_err", rel(r->g.wall_s, st->wall_s));
             cJSON_AddBoolToObject(o, "calibration", fitted && r->calib);
+            if (r->has_sim) {   /* simulators: the simulated board's time of the call */
+                cJSON_AddNumberToObject(o, "sim_cycles", (double)r->sim_cycles);
+                cJSON_AddNumberToObject(o, "sim_bytes", (double)(r->sim_bytes_in + r->sim_bytes_out));
+                cJSON_AddNumberToObject(o, "sim_s", r->sim_s);
+                cJSON_AddNumberToObject(o, "predicted_sim_s", r->pred_sim_s);
+                cJSON_AddNumberToObject(o, "sim_err", rel(r->pred_sim_s, r->sim_s));
+            }
             cJSON_AddItemToArray(arr, o);
         }
         cJSON *sm = cJSON_AddObjectToObject(root, "summary");
@@ -581,14 +699,22 @@ int spu_bench_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(sm, "link_bytes_median_err", b_med);
         cJSON_AddNumberToObject(sm, "link_bytes_max_err", b_max);
         cJSON_AddBoolToObject(sm, "calibrated", fitted);
-        if (fitted) {
+        if (fitted) {   /* the wall-time fit */
             cJSON_AddNumberToObject(sm, "speed_probe_cycles", (double)probe_cycles);
             cJSON_AddNumberToObject(sm, "speed_probe_predicted", (double)probe_pred);
-            cJSON_AddNumberToObject(sm, "wall_clock_hz", hw.wall_clock_hz);
-            cJSON_AddNumberToObject(sm, "link_bytes_per_s", hw.link_bytes_per_s);
-            cJSON_AddNumberToObject(sm, "txn_latency_s", hw.txn_latency_s);
-            cJSON_AddNumberToObject(sm, "host_s_per_piece", hw.host_s_per_piece);
-            cJSON_AddNumberToObject(sm, "host_s_per_call", hw.host_s_per_call);
+            cJSON_AddNumberToObject(sm, "wall_clock_hz", hw_wall.wall_clock_hz);
+            cJSON_AddNumberToObject(sm, "link_bytes_per_s", hw_wall.link_bytes_per_s);
+            cJSON_AddNumberToObject(sm, "txn_latency_s", hw_wall.txn_latency_s);
+            cJSON_AddNumberToObject(sm, "host_s_per_piece", hw_wall.host_s_per_piece);
+            cJSON_AddNumberToObject(sm, "host_s_per_call", hw_wall.host_s_per_call);
+        }
+        if (nsim) {   /* simulated time (simulators only) */
+            cJSON_AddNumberToObject(sm, "sim_median_err", s_med);
+            cJSON_AddNumberToObject(sm, "sim_max_err", s_max);
+            cJSON_AddNumberToObject(sm, "sim_shapes_checked", (double)ns);
+            cJSON_AddBoolToObject(sm, "sim_calibrated", sfitted);
+            cJSON_AddNumberToObject(sm, "sim_link_bytes_per_s", hwb.link_bytes_per_s);
+            cJSON_AddNumberToObject(sm, "sim_turnaround_s", hwb.turnaround_s);
         }
         char *txt = cJSON_PrintUnformatted(root);
         puts(txt ? txt : "{}");
@@ -599,11 +725,20 @@ int spu_bench_gemm(int argc, char **argv)
         if (nbytes)
             printf("link bytes:    median error %.3f %%, max %.3f %%\n", 100 * b_med, 100 * b_max);
         printf("wall time:     median error %.2f %%, max %.2f %% over %zu %s shapes\n", 100 * w_med, 100 * w_max,
-               nw, fitted ? "held-out" : "(uncalibrated)");
+               nw, fitted ? "held-out" : hwfile ? "(parameters from --hw)" : "(uncalibrated)");
         if (fitted)
-            printf("calibrated:    wall_clock_hz %.4g, link %.4g B/s, txn latency %.3g s, host %.3g s/piece + %.3g s/call -> %s\n",
-                   hw.wall_clock_hz, hw.link_bytes_per_s, hw.txn_latency_s, hw.host_s_per_piece,
-                   hw.host_s_per_call, calib_out);
+            printf("calibrated:    wall_clock_hz %.4g, link %.4g B/s, txn latency %.3g s, host %.3g s/piece + %.3g s/call%s\n",
+                   hw_wall.wall_clock_hz, hw_wall.link_bytes_per_s, hw_wall.txn_latency_s, hw_wall.host_s_per_piece,
+                   hw_wall.host_s_per_call, board_sim ? " (the simulator process)" : "");
+        if (nsim)
+            printf("simulated time: median error %.3f %%, max %.3f %% over %zu %s shapes\n", 100 * s_med, 100 * s_max,
+                   ns, sfitted ? "held-out" : hwfile ? "(parameters from --hw)" : "(uncalibrated)");
+        if (sfitted)
+            printf("calibrated on simulated time: link %.6g B/s, turnaround %.3g s per transaction\n",
+                   hwb.link_bytes_per_s, hwb.turnaround_s);
+        if (fitted)
+            printf("hardware file: %s%s\n", calib_out,
+                   board_sim ? " (the board: its clock, the link from simulated time)" : "");
     }
     free(rows);
     free(file_shapes);

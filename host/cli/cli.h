@@ -8,8 +8,24 @@
 #include <stdint.h>
 
 #define SPU_COMMAND(name, fn, summary) int fn(int argc, char **argv);
+#define SPU_SUBCOMMAND(parent, name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"
+#undef SPU_SUBCOMMAND
 #undef SPU_COMMAND
+
+/* The second words of a command (commands.def's SPU_SUBCOMMAND rows). */
+typedef struct cli_subcommand {
+    const char *parent, *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} cli_subcommand;
+extern const cli_subcommand cli_subcommands[];
+extern const size_t cli_nsubcommands;
+/* Dispatch `spu PARENT NAME ...` (argv[0] = PARENT) to its row; 2 with a
+ * message when NAME is not one (usage printed by the caller). -1: no row. */
+int cli_subcommand_run(const char *parent, int argc, char **argv);
+/* Print PARENT's rows as "  %-10s summary" lines. */
+void cli_subcommand_list(const char *parent, void *file);
 
 /* dtype codes of hw/isa/spu_cfg.def (spu/isa.h's names clash with spu/numerics.h,
  * so the GEMM commands take them from the table here) */
@@ -32,10 +48,11 @@ extern const size_t cli_gemm_ndtypes;
 /* The random stream of the GEMM commands' --seed operands (splitmix64). */
 uint64_t cli_splitmix64(uint64_t *s);
 
-/* `spu bench gemm` (bench_gemm.c), a row of cmd_bench.c's table. */
-int spu_bench_gemm(int argc, char **argv);
-/* `spu bench formats` (bench_formats.c), a row of cmd_bench.c's table. */
-int spu_bench_formats(int argc, char **argv);
+/* Into a bench's JSON object: the device's clock, geometry, ISA hash (and the
+ * host's) and the project's commit (bench_gemm.c); info NULL: host only. */
+struct cJSON;
+struct spu_info;
+void cli_bench_json_header(struct cJSON *root, const char *device, const struct spu_info *info);
 
 /* Print "spu <cmd>: message" to stderr (printf-style) and return 2 (usage) */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

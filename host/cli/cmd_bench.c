@@ -16,23 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static int bench_numerics(int argc, char **argv);
-
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-    const char *summary;
-} benches[] = {
-    { "numerics", bench_numerics, "f32 -> bf16/e4m3/e5m2/mxfp8_e4m3/mxfp4_e2m1 GB/s vs memcpy" },
-    { "gemm",     spu_bench_gemm, "int8 GEMM shape sweep on a device: cycles, model, utilization" },
-    { "formats",  spu_bench_formats, "one GEMM in every format the device carries: error vs fp64, cycles, PPA" },
-};
-
+/* the benches are commands.def's SPU_SUBCOMMAND(bench, ...) rows */
 static void usage(FILE *f)
 {
     fprintf(f, "usage: spu bench <what> [options]   (spu bench <what> --help)\n\nbenches:\n");
-    for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
-        fprintf(f, "  %-10s %s\n", benches[i].name, benches[i].summary);
+    cli_subcommand_list("bench", f);
 }
 
 int spu_cmd_bench(int argc, char **argv)
@@ -45,9 +33,9 @@ int spu_cmd_bench(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
-        if (!strcmp(argv[1], benches[i].name))
-            return benches[i].fn(argc - 1, argv + 1);
+    int rc = cli_subcommand_run("bench", argc, argv);
+    if (rc >= 0)
+        return rc;
     fprintf(stderr, "spu bench: unknown bench '%s'\n", argv[1]);
     usage(stderr);
     return 2;
@@ -79,7 +67,7 @@ typedef struct {
     int fmt;  /* spu_fmt or spu_mx_fmt */
 } bcase;
 
-static int bench_numerics(int argc, char **argv)
+int spu_bench_numerics(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "json", no_argument, 0, 'j' },       { "mib", required_argument, 0, 'm' },
@@ -194,6 +182,7 @@ static int bench_numerics(int argc, char **argv)
     }
     if (json) {
         cJSON *o = cJSON_CreateObject();
+        cli_bench_json_header(o, NULL, NULL);   /* host only: ISA hash, commit */
         cJSON_AddNumberToObject(o, "memcpy_gbps", gbps[0]);
         cJSON_AddNumberToObject(o, "buffer_mib", (double)mib);
         cJSON_AddBoolToObject(o, "avx2", !scalar && spu_numerics_have_avx2());

@@ -115,7 +115,8 @@ static int load_matrix(const char *path, spu_tensor *t, const char *what, int wa
     char err[256];
     int rc = spu_npy_load(path, t, err, sizeof err);
     if (rc)
-        return cli_fail("gemm", "%s: %s: %s", what, path, err);
+        return err[0] ? cli_fail("gemm", "%s: %s", what, err)   /* err names the file */
+                      : cli_fail("gemm", "%s: %s: %s", what, path, spu_strerror(rc));
     if ((int)t->dtype != want || t->ndim != 2) {
         cli_fail("gemm", "%s: %s: need a 2-D %s array, got %d-D %s", what, path,
                  spu_npy_dtype_name((spu_npy_dtype)want), t->ndim, spu_npy_dtype_name(t->dtype));

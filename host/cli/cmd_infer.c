@@ -18,12 +18,12 @@
 
 static const char usage[] =
     "usage: spu infer --model fmnist-mlp|fmnist-cnn|fmnist-vit|GRAPH.json\n"
-    "                 [--device URI] [--format int8] [--images N] [--offset I]\n"
+    "                 [--device URI] [--format int8|e4m3|e5m2] [--images N] [--offset I]\n"
     "                 [--data DIR] [--json | --brief] [--layers]\n"
     "\n"
     "Runs the network on N Fashion-MNIST test images (from image I): every GEMM\n"
-    "(dense, conv2d, patch embedding, attention's QK^T and P.V) as an int8 GEMM on\n"
-    "the device, the other ops on the host (listed as host_ops). Reports accuracy,\n"
+    "(dense, conv2d, patch embedding, attention's QK^T and P.V) on the device in\n"
+    "the format F, the other ops on the host (listed as host_ops). Reports accuracy,\n"
     "the fp32 reference's accuracy and agreement on the same images, device cycles\n"
     "and link bytes per image. Off the model device the run is repeated on the\n"
     "reference model and must agree bit for bit (bitexact; exit 1 otherwise).\n"
@@ -31,7 +31,8 @@ static const char usage[] =
     "  --model M      a shipped model (models/M/graph.json; $SPU_MODEL_DIR overrides\n"
     "                 the directory) or a graph file\n"
     "  --device URI   model (default, or $SPU_DEVICE), sim, serial:PATH?baud=N\n"
-    "  --format F     int8 (the only format the device carries in this build)\n"
+    "  --format F     int8 (default), e4m3 or e5m2 (OCP FP8: f32 results from the\n"
+    "                 device); the device's INFO formats decide which it carries\n"
     "  --images N     test images (default: 10000 on model, 100 elsewhere)\n"
     "  --offset I     first test image (default 0)\n"
     "  --data DIR     idx files (default " SPU_FMNIST_DEFAULT_DIR ")\n"
@@ -42,9 +43,9 @@ static const char usage[] =
     "                 link bytes bitexact (make run-infer's table)\n"
     "  --layers       per-node cycles, MACs and link bytes per image\n";
 
-/* Formats the issue names; only int8 runs in this build. */
+/* Formats the issue names that no device's array carries yet. */
 static const char *const later_formats[] = {
-    "e4m3", "e5m2", "bf16", "fp16", "fp32", "mxfp8", "mxfp6", "mxfp4", "mxint8", "int4", NULL
+    "bf16", "fp16", "mxfp8", "mxfp6", "mxfp4", "mxint8", "int4", NULL
 };
 
 static int file_exists(const char *p) { return access(p, R_OK) == 0; }
@@ -128,11 +129,16 @@ int spu_cmd_infer(int argc, char **argv)
         return cli_usage_error("infer", "unexpected argument '%s'", argv[optind]);
     if (!model)
         return cli_usage_error("infer", "--model is required (fmnist-mlp, fmnist-cnn, fmnist-vit or a graph file)");
-    if (strcmp(format, "int8")) {
+    const int fmt = spu_net_format_from_name(format);
+    if (fmt < 0) {
+        if (!strcmp(format, "fp32") || !strcmp(format, "f32"))
+            return cli_fail("infer", "format %s is not a device format: the array multiplies int8, e4m3 "
+                            "or e5m2 operands; every run reports the fp32 reference as fp32_accuracy", format);
         for (int i = 0; later_formats[i]; i++)
             if (!strcmp(format, later_formats[i]))
-                return cli_fail("infer", "format %s not carried by this device/build yet (int8 is)", format);
-        return cli_usage_error("infer", "unknown format '%s' (int8; later e4m3 e5m2 bf16 mxfp4 ...)", format);
+                return cli_fail("infer", "format %s is not carried by the array yet (it multiplies int8, e4m3, "
+                                "e5m2; MX block scales and 16-bit operands are not in the datapath)", format);
+        return cli_usage_error("infer", "unknown format '%s' (int8, e4m3, e5m2)", format);
     }
     char gpath[PATH_MAX + 64];
     if (resolve_model(model, gpath, sizeof gpath))
@@ -168,6 +174,16 @@ int spu_cmd_infer(int argc, char **argv)
         cli_fail("infer", "%s: info: %s", device, spu_strerror(rc));
         goto out;
     }
+    if (!(info.formats & (1u << spu_net_format_dtype((spu_net_format)fmt)))) {
+        char have[64] = "";
+        for (int f = 0; f < SPU_NET_FORMATS; f++)
+            if (info.formats & (1u << spu_net_format_dtype((spu_net_format)f)))
+                snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", have[0] ? " " : "",
+                         spu_net_format_name((spu_net_format)f));
+        cli_fail("infer", "device '%s' does not carry %s (INFO formats: %s)", device, format,
+                 have[0] ? have : "none");
+        goto out;
+    }
     const int is_model = !strncmp(info.device, "model", 5);
     if (!have_n)
         nimg = is_model ? 10000 : 100;
@@ -193,8 +209,8 @@ int spu_cmd_infer(int argc, char **argv)
         goto out;
     }
     const double t0 = now_s();
-    if ((rc = spu_net_run_int8(net, dev, images, N, lo_dev, &st))) {
-        cli_fail("infer", "int8 run on %s: %s", device, spu_strerror(rc));
+    if ((rc = spu_net_run(net, dev, (spu_net_format)fmt, images, N, lo_dev, &st))) {
+        cli_fail("infer", "%s run on %s: %s", format, device, spu_strerror(rc));
         goto out;
     }
     const double wall = now_s() - t0;
@@ -204,12 +220,17 @@ int spu_cmd_infer(int argc, char **argv)
     }
     int bitexact = -1, cycle_exact = -1;
     if (!is_model) {
-        if ((rc = spu_open(&ref, "model"))) {
+        /* the reference: the model with the device's geometry and formats */
+        char uri[256];
+        snprintf(uri, sizeof uri, "model?rows=%u&cols=%u&spad=%u&banks=%u&ucode=%u&loops=%u&lanes=%u&formats=%u",
+                 info.rows, info.cols, info.spad_bytes, info.spad_banks, info.ucode_words, info.loop_depth,
+                 info.drain_lanes, info.formats);
+        if ((rc = spu_open(&ref, uri))) {
             cli_fail("infer", "cannot open the reference model: %s", spu_strerror(rc));
             goto out;
         }
-        if ((rc = spu_net_run_int8(net, ref, images, N, lo_ref, &rst))) {
-            cli_fail("infer", "int8 run on the reference model: %s", spu_strerror(rc));
+        if ((rc = spu_net_run(net, ref, (spu_net_format)fmt, images, N, lo_ref, &rst))) {
+            cli_fail("infer", "%s run on the reference model: %s", format, spu_strerror(rc));
             goto out;
         }
         bitexact = rst.result_hash == st.result_hash && rst.gemms == st.gemms &&

@@ -129,7 +129,8 @@ int spu_cmd_quantize(int argc, char **argv)
     memset(&t, 0, sizeof t);
     int rc = spu_npy_load(in, &t, err, sizeof err);
     if (rc)
-        return cli_fail("quantize", "cannot load '%s': %s", in, err[0] ? err : spu_strerror(rc));
+        return err[0] ? cli_fail("quantize", "cannot load %s", err)   /* err names the file */
+                      : cli_fail("quantize", "cannot load '%s': %s", in, spu_strerror(rc));
     if (t.dtype != SPU_NPY_FLOAT32 && t.dtype != SPU_NPY_FLOAT16) {
         int r = cli_fail("quantize", "'%s' is %s; expected float32 or float16", in,
                          spu_npy_dtype_name(t.dtype));

@@ -78,7 +78,7 @@ static double uri_baud_rate(const char *uri)
     return cli_parse_u64(num, &v) || v == 0 ? 0 : (double)v / 10.0;
 }
 
-static int roofline_gemm(int argc, char **argv)
+int spu_roofline_gemm(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "m", required_argument, 0, 'm' },      { "n", required_argument, 0, 'n' },
@@ -227,7 +227,7 @@ static int roofline_gemm(int argc, char **argv)
     return 0;
 }
 
-static int roofline_model(int argc, char **argv)
+int spu_roofline_model(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "config", required_argument, 0, 'c' },  { "batch", required_argument, 0, 'b' },
@@ -402,10 +402,9 @@ int spu_cmd_roofline(int argc, char **argv)
         fputs(usage_top, stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "gemm"))
-        return roofline_gemm(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "model"))
-        return roofline_model(argc - 1, argv + 1);
+    int rc = cli_subcommand_run("roofline", argc, argv);   /* commands.def's rows */
+    if (rc >= 0)
+        return rc;
     fprintf(stderr, "spu roofline: unknown target '%s' (gemm, model)\n", argv[1]);
     fputs(usage_top, stderr);
     return 2;

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <asm/ioctls.h>
+#include <asm/termbits.h>   /* termios2 (no <termios.h> in this file) */
 #include <fcntl.h>
 #include <poll.h>
 #include <string>
@@ -199,4 +201,26 @@ TEST(FakeBoard, StaleCorruptAndNoisyRepliesAreDropped)
     ASSERT_EQ(spu_link_stats(dev, &ls), 0);
     EXPECT_GT(ls.bad_frames, 0u);
     spu_close(dev);
+}
+
+// serial: opens the tty at the boards' UART rate (6 Mbaud: hw/rtl/board,
+// SPU_LINK_BOARD_BAUD) unless the URI says baud=N; the rate is read back
+// from the pty with TCGETS2 while the device is open.
+extern "C" int ioctl(int fd, unsigned long request, ...);
+TEST(FakeBoard, SerialOpensAtTheBoardsBaudUnlessTold)
+{
+    FakeBoard b(spu_isa_hash(), 0);
+    for (const char *q : {"?timeout=500", "?timeout=500&baud=115200"}) {
+        spu_device *dev = nullptr;
+        ASSERT_EQ(spu_open(&dev, (b.uri() + q).c_str()), 0) << q;
+        std::string path = b.uri().substr(7);
+        int fd = open(path.c_str(), O_RDWR | O_NOCTTY);
+        ASSERT_GE(fd, 0);
+        struct termios2 t;
+        ASSERT_EQ(ioctl(fd, TCGETS2, &t), 0);
+        EXPECT_EQ(t.c_cflag & CBAUD, (unsigned)BOTHER) << q;
+        EXPECT_EQ(t.c_ospeed, strchr(q, '&') ? 115200u : 6000000u) << q;
+        close(fd);
+        spu_close(dev);
+    }
 }

@@ -1,7 +1,10 @@
 // spu_link_tb -- test bench top for the link units, driven by
 // tests/rtl_link/test_rtl_link.cc: a CRC-32 unit, a COBS encoder, a COBS
 // decoder and a UART transmitter looped back into a UART receiver
-// (CLKS_PER_BIT = 5, an odd count on purpose). All outputs are always ready.
+// (CLKS_PER_BIT = 5, an odd count on purpose), and a receiver plus a
+// transmitter at CLKS_PER_BIT = 4 (the boards' ratio: 6 Mbaud at 24 MHz,
+// 12 Mbaud at 48 MHz) whose line the test drives itself, with the clock
+// error of a real host. All outputs are always ready.
 `default_nettype none
 module spu_link_tb (
     input  wire        clk_i,
@@ -31,7 +34,16 @@ module spu_link_tb (
     output wire        uart_out_valid_o,
     output wire [7:0]  uart_out_data_o,
     output wire        uart_line_o,
-    output wire        uart_ferr_o
+    output wire        uart_ferr_o,
+    input  wire        u4_line_i,
+    output wire        u4_out_valid_o,
+    output wire [7:0]  u4_out_data_o,
+    output wire        u4_ferr_o,
+    output wire        u4_ovr_o,
+    input  wire        u4_valid_i,
+    output wire        u4_ready_o,
+    input  wire [7:0]  u4_data_i,
+    output wire        u4_line_o
 );
     wire [31:0] crc_reg;
     spu_crc32 u_crc (
@@ -58,6 +70,15 @@ module spu_link_tb (
         .clk_i(clk_i), .rst_i(rst_i), .rx_i(uart_line_o), .out_valid_o(uart_out_valid_o),
         .out_ready_i(1'b1), .out_data_o(uart_out_data_o), .overrun_o(ovr_unused),
         .frame_err_o(uart_ferr_o)
+    );
+    spu_uart_rx #(.CLKS_PER_BIT(4)) u_rx4 (
+        .clk_i(clk_i), .rst_i(rst_i), .rx_i(u4_line_i), .out_valid_o(u4_out_valid_o),
+        .out_ready_i(1'b1), .out_data_o(u4_out_data_o), .overrun_o(u4_ovr_o),
+        .frame_err_o(u4_ferr_o)
+    );
+    spu_uart_tx #(.CLKS_PER_BIT(4)) u_tx4 (
+        .clk_i(clk_i), .rst_i(rst_i), .in_valid_i(u4_valid_i), .in_ready_o(u4_ready_o),
+        .in_data_i(u4_data_i), .tx_o(u4_line_o)
     );
     wire unused_ok = &{1'b0, ovr_unused};
 endmodule

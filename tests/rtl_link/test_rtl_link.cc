@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -197,6 +198,127 @@ TEST(RtlUart, LoopbackCarriesEveryByte)
         }
         ASSERT_EQ(got.size(), (size_t)v + 1);
         ASSERT_EQ(got.back(), (uint8_t)(v ^ 0x5A));
+    }
+}
+
+// ---------------------------------------------------------------- UART at 4 clocks per bit
+// The boards run the UART at 4 clocks per bit (6 Mbaud at 24 MHz, 12 Mbaud
+// at 48 MHz). A host UART's bit period differs from the board's by the two
+// oscillators' error; `err` is that relative error (+0.02: the host's bits
+// are 2 % longer). The line is driven with bit edges at fractional cycle
+// times from a random phase, frames back to back (the worst case: no idle
+// time between stop bit and next start bit).
+struct Uart4Result {
+    Bytes got;
+    int frame_errors = 0, overruns = 0;
+};
+
+Uart4Result uart4_receive(const Bytes &send, double err, double phase)
+{
+    Tb tb;
+    const double period = 4.0 * (1.0 + err);
+    const double t0 = 3.0 + phase;                      // first start bit
+    const double frame = 10.0 * period;
+    const double end = t0 + frame * (double)send.size() + 3.0 * period;
+    Uart4Result r;
+    tb.t.u4_line_i = 1;
+    for (long n = 0; (double)n < end + 8.0; n++) {
+        // line value during cycle n: the host's bit at time n (cycle units)
+        int line = 1;
+        double t = (double)n - t0;
+        if (t >= 0.0) {
+            long f = (long)(t / frame);
+            if ((size_t)f < send.size()) {
+                long bit = (long)((t - (double)f * frame) / period);
+                if (bit == 0)
+                    line = 0;
+                else if (bit <= 8)
+                    line = (send[(size_t)f] >> (bit - 1)) & 1;
+            }
+        }
+        tb.t.u4_line_i = (uint8_t)line;
+        tb.t.clk_i = 0;
+        tb.t.eval();
+        if (tb.t.u4_out_valid_o)
+            r.got.push_back(tb.t.u4_out_data_o);
+        r.frame_errors += tb.t.u4_ferr_o;
+        r.overruns += tb.t.u4_ovr_o;
+        tb.t.clk_i = 1;
+        tb.t.eval();
+    }
+    return r;
+}
+
+TEST(RtlUart, ReceiverAt4ClocksPerBitToleratesHostClockError)
+{
+    std::mt19937 rng(0x4cb);
+    Bytes all(256);
+    for (int v = 0; v < 256; v++)
+        all[(size_t)v] = (uint8_t)v;
+    // FT2232H at 6 or 12 Mbaud divides its 120 MHz exactly; the real error
+    // is the two crystals' (tens of ppm). +/-2 % is a wide margin over that.
+    for (double err : { -0.02, -0.01, 0.0, 0.01, 0.02 }) {
+        for (int rep = 0; rep < 4; rep++) {
+            std::shuffle(all.begin(), all.end(), rng);
+            double phase = (double)(rng() % 1000) / 1000.0;
+            Uart4Result r = uart4_receive(all, err, phase);
+            EXPECT_EQ(r.frame_errors, 0) << "err " << err << " phase " << phase;
+            EXPECT_EQ(r.overruns, 0);
+            ASSERT_EQ(r.got, all) << "err " << err << " phase " << phase;
+        }
+    }
+}
+
+TEST(RtlUart, ReceiverAt4ClocksPerBitFailsVisiblyBeyondItsTolerance)
+{
+    // the same bench must see broken bytes or frame errors when the host's
+    // clock is far off: the test above can fail
+    Bytes all(256);
+    for (int v = 0; v < 256; v++)
+        all[(size_t)v] = (uint8_t)(v * 37 + 11);
+    for (double err : { -0.10, 0.10 }) {
+        Uart4Result r = uart4_receive(all, err, 0.5);
+        EXPECT_TRUE(r.got != all || r.frame_errors > 0) << "err " << err;
+    }
+}
+
+TEST(RtlUart, TransmitterAt4ClocksPerBitSendsBackToBackFrames)
+{
+    Tb tb;
+    Bytes want, line;
+    for (int v = 0; v < 64; v++)
+        want.push_back((uint8_t)(v * 53 + 7));
+    size_t next = 0;
+    tb.t.u4_valid_i = 1;
+    tb.t.u4_data_i = want[0];
+    for (int n = 0; n < 64 * 40 + 50; n++) {
+        tb.t.clk_i = 0;
+        tb.t.eval();
+        line.push_back(tb.t.u4_line_o);
+        bool fire = tb.t.u4_valid_i && tb.t.u4_ready_o;
+        tb.t.clk_i = 1;
+        tb.t.eval();
+        if (fire) {
+            next++;
+            tb.t.u4_valid_i = next < want.size();
+            tb.t.u4_data_i = next < want.size() ? want[next] : 0;
+        }
+    }
+    ASSERT_EQ(next, want.size());
+    // decode: find the first start bit, then every frame is 40 cycles with
+    // each bit held exactly 4 cycles, no gap between frames
+    size_t s = 0;
+    while (s < line.size() && line[s])
+        s++;
+    for (size_t f = 0; f < want.size(); f++) {
+        size_t b0 = s + f * 40;
+        ASSERT_LE(b0 + 40, line.size());
+        for (int bit = 0; bit < 10; bit++) {
+            int v = bit == 0 ? 0 : bit == 9 ? 1 : (want[f] >> (bit - 1)) & 1;
+            for (int c = 0; c < 4; c++)
+                ASSERT_EQ(line[b0 + (size_t)bit * 4 + (size_t)c], v)
+                    << "frame " << f << " bit " << bit << " cycle " << c;
+        }
     }
 }
 

@@ -10,18 +10,18 @@ module spu_tb_pipe (
     input  wire          clk_i,
     input  wire [15:0]   a_i,
     input  wire [15:0]   b_i,
-    output wire [1023:0] mul_o,     // 16 slots of 64 bits
+    output wire [1279:0] mul_o,     // 20 slots of 64 bits
     input  wire [31:0]   f32_i,
     input  wire [1:0]    round_i,
     input  wire          ovf_i,
     input  wire [20:0]   rand_i,
-    output wire [143:0]  cvt_o,     // 9 slots of 16 bits
+    output wire [239:0]  cvt_o,     // 15 slots of 16 bits
     input  wire [63:0]   fx_x_i,
     input  wire [9:0]    fx_e_i,
     input  wire          fx_nan_i,
     input  wire          fx_inf_i,
     input  wire          fx_inf_sign_i,
-    output wire [127:0]  fx_o,      // 4 slots of 32 bits
+    output wire [255:0]  fx_o,      // 8 slots of 32 bits
     input  wire          rst_i,
     input  wire          clr_i,
     input  wire          valid_i,
@@ -43,7 +43,7 @@ module spu_tb_pipe (
     input  wire [255:0]  mx_b_i,
     input  wire [7:0]    sa_i,
     input  wire [7:0]    sb_i,
-    output wire [447:0]  mx_o       // 14 slots of 32 bits
+    output wire [511:0]  mx_o       // 16 slots of 32 bits
 );
     // ---- multipliers -------------------------------------------------------
     spu_mul_int8_pipe #(.STAGES(1)) u_int8_s1 (.clk_i(clk_i), .a_i(a_i[7:0]), .b_i(b_i[7:0]), .p_o(mul_o[0 +: 16]));
@@ -78,6 +78,11 @@ module spu_tb_pipe (
         u_e3m2_s1 (.clk_i(clk_i), .a_i(a_i[5:0]), .b_i(b_i[5:0]), .o_o(mul_o[896 +: 64]));
     spu_tb_mulfp_p #(.STAGES(2), .A_EXP(3), .A_MAN(2), .A_SPEC(0), .B_EXP(3), .B_MAN(2), .B_SPEC(0))
         u_e3m2_s2 (.clk_i(clk_i), .a_i(a_i[5:0]), .b_i(b_i[5:0]), .o_o(mul_o[960 +: 64]));
+    spu_tb_mulfp_p #(.STAGES(1), .A_EXP(5), .A_MAN(10), .A_SPEC(1), .B_EXP(5), .B_MAN(10), .B_SPEC(1))
+        u_fp16_s1 (.clk_i(clk_i), .a_i(a_i[15:0]), .b_i(b_i[15:0]), .o_o(mul_o[1024 +: 64]));
+    spu_tb_mulfp_p #(.STAGES(2), .A_EXP(5), .A_MAN(10), .A_SPEC(1), .B_EXP(5), .B_MAN(10), .B_SPEC(1))
+        u_fp16_s2 (.clk_i(clk_i), .a_i(a_i[15:0]), .b_i(b_i[15:0]), .o_o(mul_o[1088 +: 64]));
+    assign mul_o[1152 +: 128] = 128'd0;
     // ---- fp32 -> narrow converters (bf16, e4m3, e5m2 x STAGES 1..3) ----------
     spu_cvt_f32_pipe #(.STAGES(1), .E(8), .M(7), .SPEC(1)) u_cvt_bf16_s1 (.clk_i(clk_i),
         .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[15:0]), .code_o(cvt_o[0 +: 16]));
@@ -103,7 +108,24 @@ module spu_tb_pipe (
     spu_cvt_f32_pipe #(.STAGES(3), .E(5), .M(2), .SPEC(1)) u_cvt_e5m2_s3 (.clk_i(clk_i),
         .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[20:0]), .code_o(cvt_o[128 +: 8]));
     assign cvt_o[136 +: 8] = 8'd0;
-    // ---- fixed point -> fp32 (W = 64, EW = 10, STAGES 1..4) -------------------
+    // STAGES 4, 5 (the split shift and the rounding decision in stages of their own)
+    spu_cvt_f32_pipe #(.STAGES(4), .E(8), .M(7), .SPEC(1)) u_cvt_bf16_s4 (.clk_i(clk_i),
+        .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[15:0]), .code_o(cvt_o[144 +: 16]));
+    spu_cvt_f32_pipe #(.STAGES(5), .E(8), .M(7), .SPEC(1)) u_cvt_bf16_s5 (.clk_i(clk_i),
+        .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[15:0]), .code_o(cvt_o[160 +: 16]));
+    spu_cvt_f32_pipe #(.STAGES(4), .E(4), .M(3), .SPEC(2)) u_cvt_e4m3_s4 (.clk_i(clk_i),
+        .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[19:0]), .code_o(cvt_o[176 +: 8]));
+    assign cvt_o[184 +: 8] = 8'd0;
+    spu_cvt_f32_pipe #(.STAGES(5), .E(4), .M(3), .SPEC(2)) u_cvt_e4m3_s5 (.clk_i(clk_i),
+        .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[19:0]), .code_o(cvt_o[192 +: 8]));
+    assign cvt_o[200 +: 8] = 8'd0;
+    spu_cvt_f32_pipe #(.STAGES(4), .E(5), .M(2), .SPEC(1)) u_cvt_e5m2_s4 (.clk_i(clk_i),
+        .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[20:0]), .code_o(cvt_o[208 +: 8]));
+    assign cvt_o[216 +: 8] = 8'd0;
+    spu_cvt_f32_pipe #(.STAGES(5), .E(5), .M(2), .SPEC(1)) u_cvt_e5m2_s5 (.clk_i(clk_i),
+        .f32_i(f32_i), .round_i(round_i), .ovf_i(ovf_i), .rand_i(rand_i[20:0]), .code_o(cvt_o[224 +: 8]));
+    assign cvt_o[232 +: 8] = 8'd0;
+    // ---- fixed point -> fp32 (W = 64, EW = 10, STAGES 1..8) -------------------
     spu_fx2f32_pipe #(.STAGES(1), .W(64), .EW(10)) u_fx_s1 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
         .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[0 +: 32]));
     spu_fx2f32_pipe #(.STAGES(2), .W(64), .EW(10)) u_fx_s2 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
@@ -112,6 +134,14 @@ module spu_tb_pipe (
         .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[64 +: 32]));
     spu_fx2f32_pipe #(.STAGES(4), .W(64), .EW(10)) u_fx_s4 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
         .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[96 +: 32]));
+    spu_fx2f32_pipe #(.STAGES(5), .W(64), .EW(10)) u_fx_s5 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
+        .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[128 +: 32]));
+    spu_fx2f32_pipe #(.STAGES(6), .W(64), .EW(10)) u_fx_s6 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
+        .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[160 +: 32]));
+    spu_fx2f32_pipe #(.STAGES(7), .W(64), .EW(10)) u_fx_s7 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
+        .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[192 +: 32]));
+    spu_fx2f32_pipe #(.STAGES(8), .W(64), .EW(10)) u_fx_s8 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
+        .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[224 +: 32]));
     // ---- accumulators at STAGES = 1 (latency 2) ---------------------------------
     spu_acc_fx #(.SIG_W(8), .PE_W(7), .LSB_EXP(-18), .ACC_W(48), .STAGES(1)) u_acc8 (
         .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i), .valid_i(valid_i),
@@ -163,5 +193,9 @@ module spu_tb_pipe (
         u_mx12_e4m3_n8_s3 (.clk_i(clk_i), .a_i(mx_a_i[63:0]), .b_i(mx_b_i[63:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[384 +: 32]));
     spu_mx_dot_pipe #(.STAGES(2), .N(8), .INT8(1), .A_EXP(4), .A_MAN(3), .A_SPEC(2), .B_EXP(4), .B_MAN(3), .B_SPEC(2))
         u_mx13_int8_n8_s2 (.clk_i(clk_i), .a_i(mx_a_i[63:0]), .b_i(mx_b_i[63:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[416 +: 32]));
+    spu_mx_dot_pipe #(.STAGES(10), .N(32), .INT8(0), .A_EXP(2), .A_MAN(1), .A_SPEC(0), .B_EXP(2), .B_MAN(1), .B_SPEC(0))
+        u_mx14_e2m1_n32_s10 (.clk_i(clk_i), .a_i(a4[127:0]), .b_i(b4[127:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[448 +: 32]));
+    spu_mx_dot_pipe #(.STAGES(9), .N(32), .INT8(0), .A_EXP(4), .A_MAN(3), .A_SPEC(2), .B_EXP(4), .B_MAN(3), .B_SPEC(2))
+        u_mx15_e4m3_n32_s9 (.clk_i(clk_i), .a_i(mx_a_i[255:0]), .b_i(mx_b_i[255:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[480 +: 32]));
 endmodule
 `default_nettype wire

@@ -2,7 +2,8 @@
 // spu_acc_fx STAGES = 1) at every depth, streaming one input per clock and
 // checking each output against the C twin of the input presented STAGES
 // cycles earlier (latency-aligned). Multipliers: every pair of <= 8-bit
-// codes exhaustively (every format, both depths), bf16 x bf16 sampled.
+// codes exhaustively (every format, both depths), bf16 x bf16 and
+// fp16 x fp16 sampled.
 // Converters, fx2f32, accumulators, MX dot units: sampled (random plus
 // special values), the combinational depth being exhaustive or wider in
 // test_mul / test_cvt / test_acc / test_mx. mxint8 (no C twin in
@@ -38,7 +39,7 @@ uint64_t pack(const spu_hw_fpprod &p) {
 }
 
 struct MulSlot { spu_fmt fa, fb; int lat; bool int8; };
-const MulSlot kMul[16] = {
+const MulSlot kMul[18] = {
     {SPU_FMT_E4M3, SPU_FMT_E4M3, 1, true}, {SPU_FMT_E4M3, SPU_FMT_E4M3, 2, true},
     {SPU_FMT_E4M3, SPU_FMT_E4M3, 1, false}, {SPU_FMT_E4M3, SPU_FMT_E4M3, 2, false},
     {SPU_FMT_E5M2, SPU_FMT_E5M2, 1, false}, {SPU_FMT_E5M2, SPU_FMT_E5M2, 2, false},
@@ -47,15 +48,18 @@ const MulSlot kMul[16] = {
     {SPU_FMT_E2M1, SPU_FMT_E2M1, 1, false}, {SPU_FMT_E2M1, SPU_FMT_E2M1, 2, false},
     {SPU_FMT_E2M3, SPU_FMT_E2M3, 1, false}, {SPU_FMT_E2M3, SPU_FMT_E2M3, 2, false},
     {SPU_FMT_E3M2, SPU_FMT_E3M2, 1, false}, {SPU_FMT_E3M2, SPU_FMT_E3M2, 2, false},
+    {SPU_FMT_F16, SPU_FMT_F16, 1, false},   {SPU_FMT_F16, SPU_FMT_F16, 2, false},
 };
 struct CvtSlot { spu_fmt f; int lat; };
-const CvtSlot kCvt[9] = {
+const CvtSlot kCvt[15] = {
     {SPU_FMT_BF16, 1}, {SPU_FMT_BF16, 2}, {SPU_FMT_BF16, 3},
     {SPU_FMT_E4M3, 1}, {SPU_FMT_E4M3, 2}, {SPU_FMT_E4M3, 3},
     {SPU_FMT_E5M2, 1}, {SPU_FMT_E5M2, 2}, {SPU_FMT_E5M2, 3},
+    {SPU_FMT_BF16, 4}, {SPU_FMT_BF16, 5}, {SPU_FMT_E4M3, 4},
+    {SPU_FMT_E4M3, 5}, {SPU_FMT_E5M2, 4}, {SPU_FMT_E5M2, 5},
 };
 struct MxSlot { spu_fmt fa, fb; bool int8; int n, lat; };
-const MxSlot kMx[14] = {
+const MxSlot kMx[16] = {
     {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 1}, {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 2},
     {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 3}, {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 5},
     {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 7}, {SPU_FMT_E5M2, SPU_FMT_E5M2, false, 32, 2},
@@ -63,6 +67,7 @@ const MxSlot kMx[14] = {
     {SPU_FMT_E2M1, SPU_FMT_E2M1, false, 32, 5}, {SPU_FMT_E4M3, SPU_FMT_E5M2, false, 32, 3},
     {SPU_FMT_E4M3, SPU_FMT_E4M3, true, 32, 0},  {SPU_FMT_E4M3, SPU_FMT_E4M3, true, 32, 4},
     {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 8, 3},  {SPU_FMT_E4M3, SPU_FMT_E4M3, true, 8, 2},
+    {SPU_FMT_E2M1, SPU_FMT_E2M1, false, 32, 10}, {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 9},
 };
 
 struct PipeTest : ::testing::Test {
@@ -92,13 +97,13 @@ TEST_F(PipeTest, MultipliersEveryDepthExhaustive8Bit) {
         hist.push_front(in);
         if (hist.size() > 3) hist.pop_back();
         m->eval();
-        for (int s = 0; s < 16; s++) {
+        for (int s = 0; s < 18; s++) {
             const MulSlot &k = kMul[s];
             if ((long)hist.size() <= k.lat) continue;
             const MulIn &x = hist[k.lat];
-            // 8-bit formats only during the exhaustive phase, bf16 always
+            // 8-bit formats only during the exhaustive phase, bf16 and fp16 always
             bool in8 = (t - k.lat) < n8;
-            if (k.fa != SPU_FMT_BF16 && !in8) continue;
+            if (k.fa != SPU_FMT_BF16 && k.fa != SPU_FMT_F16 && !in8) continue;
             uint64_t got = bits_of(m->mul_o, 64 * s, 64), want;
             if (k.int8) {
                 want = (uint16_t)spu_hw_mul_int8((int8_t)x.a, (int8_t)x.b);
@@ -145,13 +150,13 @@ TEST_F(PipeTest, ConvertersEveryDepthSampled) {
     std::deque<CvtIn> hist;
     Rng r(152);
     const long n = 300000;
-    for (long t = 0; t < n + 3; t++) {
+    for (long t = 0; t < n + 5; t++) {
         CvtIn in{interesting_f32(r), r.u32(), (spu_round)r.below(4), (spu_overflow)r.below(2)};
         m->f32_i = in.x; m->round_i = in.rd; m->ovf_i = in.ov; m->rand_i = in.rbits & 0x1FFFFF;
         hist.push_front(in);
-        if (hist.size() > 4) hist.pop_back();
+        if (hist.size() > 6) hist.pop_back();
         m->eval();
-        for (int s = 0; s < 9; s++) {
+        for (int s = 0; s < 15; s++) {
             if ((long)hist.size() <= kCvt[s].lat) continue;
             const CvtIn &x = hist[kCvt[s].lat];
             uint32_t got = (uint32_t)bits_of(m->cvt_o, 16 * s, 16);
@@ -167,7 +172,9 @@ TEST_F(PipeTest, ConvertersEveryDepthSampled) {
         tick();
     }
     EXPECT_EQ(bad, 0);
-    EXPECT_EQ(checked, 9L * n + 9L * 3 - (1 + 2 + 3) * 3);
+    long want_checked = 0;
+    for (const CvtSlot &k : kCvt) want_checked += n + 5 - k.lat;
+    EXPECT_EQ(checked, want_checked);
 }
 
 // ---- fixed point -> fp32 -------------------------------------------------
@@ -178,7 +185,7 @@ TEST_F(PipeTest, Fx2f32EveryDepthSampled) {
     Rng r(153);
     const long n = 300000;
     long sub = 0, ovf = 0;
-    for (long t = 0; t < n + 4; t++) {
+    for (long t = 0; t < n + 8; t++) {
         FxIn in;
         unsigned width = 1 + r.below(64);
         in.x = r.next();
@@ -190,9 +197,9 @@ TEST_F(PipeTest, Fx2f32EveryDepthSampled) {
         m->fx_x_i = in.x; m->fx_e_i = (uint32_t)in.e & 0x3FF;
         m->fx_nan_i = in.nan; m->fx_inf_i = in.inf; m->fx_inf_sign_i = in.isg;
         hist.push_front(in);
-        if (hist.size() > 5) hist.pop_back();
+        if (hist.size() > 9) hist.pop_back();
         m->eval();
-        for (int s = 0; s < 4; s++) {
+        for (int s = 0; s < 8; s++) {
             int lat = s + 1;
             if ((long)hist.size() <= lat) continue;
             const FxIn &x = hist[lat];
@@ -286,7 +293,7 @@ TEST_F(PipeTest, MxDotEveryDepthSampled) {
     Rng r(155);
     const long n = 20000;
     long nonfinite = 0, zero = 0;
-    for (long t = 0; t < n + 8; t++) {
+    for (long t = 0; t < n + 11; t++) {
         MxIn in;
         unsigned mode = r.below(8);
         for (int k = 0; k < 32; k++) {
@@ -303,9 +310,9 @@ TEST_F(PipeTest, MxDotEveryDepthSampled) {
         }
         m->sa_i = in.sa; m->sb_i = in.sb;
         hist.push_front(in);
-        if (hist.size() > 8) hist.pop_back();
+        if (hist.size() > 11) hist.pop_back();
         m->eval();
-        for (int s = 0; s < 14; s++) {
+        for (int s = 0; s < 16; s++) {
             const MxSlot &k = kMx[s];
             if ((long)hist.size() <= k.lat) continue;
             const MxIn &x = hist[k.lat];

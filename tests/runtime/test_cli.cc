@@ -71,6 +71,28 @@ TEST(InferCli, SimIsBitExactWithModel)
     cJSON_Delete(j);
 }
 
+TEST(InferCli, E4m3AndE5m2)
+{
+    for (const char *f : { "e4m3", "e5m2" }) {
+        Out o = run(std::string("--model fmnist-cnn --device model --images 40 --json --format ") + f);
+        ASSERT_EQ(o.code, 0) << o.text;
+        cJSON *j = cJSON_Parse(o.text.c_str());
+        ASSERT_NE(j, nullptr) << o.text;
+        EXPECT_STREQ(cJSON_GetObjectItem(j, "format")->valuestring, f);
+        EXPECT_GT(cJSON_GetObjectItem(j, "accuracy")->valuedouble, 0.7) << o.text;
+        EXPECT_GT(cJSON_GetObjectItem(j, "fp32_agreement")->valuedouble, 0.9) << o.text;
+        EXPECT_GT(cJSON_GetObjectItem(j, "gemms_per_image")->valuedouble, 0) << o.text;
+        cJSON_Delete(j);
+    }
+    Out o = run("--model fmnist-vit --device sim --images 2 --format e5m2 --json");
+    ASSERT_EQ(o.code, 0) << o.text;
+    cJSON *j = cJSON_Parse(o.text.c_str());
+    ASSERT_NE(j, nullptr) << o.text;
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(j, "bitexact"))) << o.text;
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(j, "cycle_exact"))) << o.text;
+    cJSON_Delete(j);
+}
+
 TEST(InferCli, BriefIsOneLine)
 {
     Out o = run("--model fmnist-cnn --device model --images 20 --brief");
@@ -82,9 +104,16 @@ TEST(InferCli, BriefIsOneLine)
 
 TEST(InferCli, Errors)
 {
-    Out o = run("--model fmnist-mlp --format e4m3");
+    Out o = run("--model fmnist-mlp --format e4m3 --device 'model?formats=1' --images 5");
     EXPECT_EQ(o.code, 1);
-    EXPECT_NE(o.text.find("format e4m3 not carried by this device/build yet"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("device 'model?formats=1' does not carry e4m3 (INFO formats: int8)"), std::string::npos)
+        << o.text;
+    o = run("--model fmnist-mlp --format mxfp4 --images 5");
+    EXPECT_EQ(o.code, 1);
+    EXPECT_NE(o.text.find("format mxfp4 is not carried by the array yet"), std::string::npos) << o.text;
+    o = run("--model fmnist-mlp --format fp32 --images 5");
+    EXPECT_EQ(o.code, 1);
+    EXPECT_NE(o.text.find("format fp32 is not a device format"), std::string::npos) << o.text;
     o = run("--model fmnist-mlp --format int3");
     EXPECT_EQ(o.code, 2);
     EXPECT_NE(o.text.find("unknown format 'int3'"), std::string::npos) << o.text;

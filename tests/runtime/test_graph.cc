@@ -2,6 +2,7 @@
 // the model device) against plain references written here, and parse errors.
 #include "spu/npy.h"
 #include "spu/runtime.h"
+#include "rt_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -13,45 +14,6 @@
 #include <vector>
 
 namespace {
-
-std::vector<float> rnd(size_t n, float a, float b, uint32_t seed)
-{
-    std::vector<float> v(n);
-    uint32_t s = seed * 2654435761u + 1;
-    for (auto &x : v) {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        x = a + (b - a) * (float)(s >> 8) / (float)(1u << 24);
-    }
-    return v;
-}
-
-struct Dir {
-    std::string d;
-    Dir()
-    {
-        char t[] = "/tmp/spu_rt_graphXXXXXX";
-        d = mkdtemp(t);
-    }
-    std::string path(const std::string &f) const { return d + "/" + f; }
-    void npy(const std::string &f, const std::vector<size_t> &shape, const std::vector<float> &v) const
-    {
-        spu_tensor t;
-        ASSERT_EQ(spu_tensor_alloc(&t, SPU_NPY_FLOAT32, (int)shape.size(), shape.data()), 0);
-        ASSERT_EQ(spu_tensor_numel(&t), v.size());
-        memcpy(t.data, v.data(), v.size() * 4);
-        ASSERT_EQ(spu_npy_save(path(f).c_str(), &t), 0);
-        spu_tensor_free(&t);
-    }
-    void text(const std::string &f, const std::string &s) const
-    {
-        FILE *fp = fopen(path(f).c_str(), "w");
-        ASSERT_NE(fp, nullptr);
-        fputs(s.c_str(), fp);
-        fclose(fp);
-    }
-};
 
 std::string graph(const std::string &shape, const std::string &nodes, const std::string &out = "y")
 {
@@ -77,7 +39,7 @@ struct Net {
 TEST(Graph, DenseFp32AndInt8)
 {
     const size_t T = 5, K = 37, N = 19;
-    Dir d;
+    Dir d{"rt_graph"};
     auto w = rnd(N * K, -0.5, 0.5, 1), b = rnd(N, -0.2, 0.2, 2), x = rnd(T * K, -1, 1, 3);
     d.npy("w.npy", { N, K }, w);
     d.npy("b.npy", { N }, b);
@@ -123,7 +85,7 @@ TEST(Graph, DenseFp32AndInt8)
 TEST(Graph, Conv2dMaxpoolFp32AndInt8)
 {
     const size_t C = 2, H = 9, W = 9, OC = 5, K = 3, S = 2, P = 1, OH = 5, OW = 5;
-    Dir d;
+    Dir d{"rt_graph"};
     auto w = rnd(OC * C * K * K, -0.5, 0.5, 4), b = rnd(OC, -0.1, 0.1, 5), x = rnd(C * H * W, 0, 1, 6);
     d.npy("w.npy", { OC, C, K, K }, w);
     d.npy("b.npy", { OC }, b);
@@ -172,7 +134,7 @@ TEST(Graph, Conv2dMaxpoolFp32AndInt8)
 TEST(Graph, TransformerBlockFp32AndInt8)
 {
     const size_t IMG = 8, PATCH = 4, T = 4, D = 8, HEADS = 2, DH = 4, F = 6;
-    Dir d;
+    Dir d{"rt_graph"};
     auto pw = rnd(D * PATCH * PATCH, -0.3, 0.3, 7), pb = rnd(D, -0.1, 0.1, 8), pos = rnd(T * D, -0.1, 0.1, 9);
     auto g1 = rnd(D, 0.8, 1.2, 10), b1 = rnd(D, -0.1, 0.1, 11);
     auto qw = rnd(3 * D * D, -0.5, 0.5, 12), qb = rnd(3 * D, -0.1, 0.1, 13);
@@ -309,7 +271,7 @@ TEST(Graph, TransformerBlockFp32AndInt8)
 // --- parse errors --------------------------------------------------------------
 class GraphErrors : public ::testing::Test {
 protected:
-    Dir d;
+    Dir d{"rt_graph"};
     char err[512] = "";
     void SetUp() override
     {

@@ -21,7 +21,7 @@ namespace {
 
 // The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md).
 const char *kBoardModel = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1";
-constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 3000000, kCpb = 8;
+constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 6000000, kCpb = 4;
 
 struct Dev {
     spu_device *d = nullptr;
@@ -86,8 +86,8 @@ TEST_P(BoardSim, GemmIsBitAndCycleExactWithTheBoardShapedModel)
     }
 }
 
-// The simulated time of a transaction is the board's: 10 bit times of 8
-// clocks for every link byte each way (8N1 at 24 MHz / 3 Mbaud), plus the
+// The simulated time of a transaction is the board's: 10 bit times of 4
+// clocks for every link byte each way (8N1 at 24 MHz / 6 Mbaud), plus the
 // engine's own few cycles. Checked on WRITE/READ (bytes dominate) and on a
 // GEMM (link + RUN-to-halt cycles + a bounded per-transaction overhead).
 TEST_P(BoardSim, LinkCyclesAreAccountedFor)

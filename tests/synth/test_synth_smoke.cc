@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -129,6 +130,81 @@ TEST(SynthSchema, ValidateRejectsBadReport)
         << "fmax_mhz must be the lower of the two figures";
 }
 
+// make bitstream's report: GMAC/s = MACs per cycle x the LOWER of nextpnr's
+// and icetime's Fmax, slack against the target, the seed, and README.md's
+// board status region rewritten from per-seed entries (tool outputs in the
+// JSON shapes nextpnr-ice40 --report and icetime -j write).
+TEST(SynthBoardReport, GmacsSlackSeedAndReadmeRegion)
+{
+    const std::string d = kOut + "/board_report";
+    ASSERT_EQ(run("rm -rf " + d + " && mkdir -p " + d), 0);
+    auto write_run = [&](const std::string &tag, double np, double it_ns) {
+        std::ofstream(d + "/np_" + tag + ".json")
+            << R"({"utilization":{"ICESTORM_LC":{"used":4836,"available":5280},)"
+            << R"("ICESTORM_DSP":{"used":8,"available":8},"ICESTORM_RAM":{"used":13,"available":30},)"
+            << R"("ICESTORM_SPRAM":{"used":4,"available":4}},)"
+            << R"("fmax":{"clk":{"achieved":)" << np << R"(,"constraint":24}}})";
+        std::ofstream(d + "/it_" + tag + ".json")
+            << R"([[{"cell":"a","delay_ns":1.0},{"cell":"b","delay_ns":)" << it_ns << "}]]";
+    };
+    write_run("s1", 27.13, 1000.0 / 26.5);   // icetime lower: 26.50 MHz
+    write_run("s2", 25.0, 1000.0 / 30.0);    // nextpnr lower: 25.00 MHz
+    for (const char *s : {"s1", "s2"}) {
+        std::string seed = s[1] == '1' ? "1" : "2";
+        ASSERT_EQ(run(kPpa + " entry --name spu_icebreaker --kind spu --device up5k --top t --target-mhz 24"
+                             " --macs 16 --seed " + seed + (seed == "1" ? " --commit abc1234" : "") + " --nextpnr " + d + "/np_" + s + ".json --icetime " +
+                      d + "/it_" + s + ".json -o " + d + "/entry-seed" + seed + ".json"),
+                  0);
+    }
+    cJSON *e1 = load(d + "/entry-seed1.json");
+    ASSERT_NE(e1, nullptr);
+    EXPECT_DOUBLE_EQ(num(e1, "fmax_mhz"), 26.5);
+    EXPECT_DOUBLE_EQ(num(e1, "gmacs"), 0.42);   // 16 * 26.5 MHz = 0.424
+    EXPECT_DOUBLE_EQ(num(e1, "macs_per_cycle"), 16);
+    EXPECT_DOUBLE_EQ(num(e1, "seed"), 1);
+    EXPECT_DOUBLE_EQ(num(e1, "slack_pct"), 10.42);   // (26.5 - 24) / 24
+    cJSON_Delete(e1);
+    cJSON *e2 = load(d + "/entry-seed2.json");
+    ASSERT_NE(e2, nullptr);
+    EXPECT_DOUBLE_EQ(num(e2, "gmacs"), 0.4);   // nextpnr's 25.00 is the lower
+    cJSON_Delete(e2);
+    // check prints GMAC/s beside Fmax
+    ASSERT_EQ(run(kPpa + " check " + d + "/entry-seed1.json > " + d + "/check.txt"), 0);
+    std::ifstream cf(d + "/check.txt");
+    std::string check((std::istreambuf_iterator<char>(cf)), std::istreambuf_iterator<char>());
+    EXPECT_NE(check.find("fmax 26.50 MHz"), std::string::npos) << check;
+    EXPECT_NE(check.find("0.42 GMAC/s (16 MACs/cycle)"), std::string::npos) << check;
+    EXPECT_NE(check.find("slack 10.4 %"), std::string::npos) << check;
+    // a failed placement (no timing) as make bitstream records it
+    ASSERT_EQ(run(kPpa + " entry --name spu_hx8k --kind spu --device hx8k --target-mhz 24 --seed 1"
+                         " --status 'FAIL: nextpnr-ice40 failed' -o " + d + "/hx-seed1.json"),
+              0);
+    // README region: replaced between the markers, everything else kept
+    std::ofstream(d + "/README.md") << "# title\nbefore\n<!-- board-status:begin (x) -->\nold line\n"
+                                       "<!-- board-status:end -->\nafter\n";
+    ASSERT_EQ(run(kPpa + " readme " + d + "/README.md " + d + "/entry-seed2.json " + d + "/entry-seed1.json " +
+                  d + "/hx-seed1.json > /dev/null"),
+              0);
+    std::ifstream rf(d + "/README.md");
+    std::string readme((std::istreambuf_iterator<char>(rf)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(readme.find("old line"), std::string::npos) << readme;
+    EXPECT_EQ(readme.rfind("# title\nbefore\n<!-- board-status:begin (x) -->\n", 0), 0u) << readme;
+    EXPECT_NE(readme.find("<!-- board-status:end -->\nafter\n"), std::string::npos) << readme;
+    EXPECT_NE(readme.find("`spu_icebreaker` (up5k, 16 MACs/cycle, target 24 MHz): worst 0.40 GMAC/s, "
+                          "worst slack 4.2 %"),
+              std::string::npos)
+        << readme;
+    EXPECT_NE(readme.find("seed 1 at abc1234: 26.50 MHz (nextpnr 27.13, icetime 26.50), 0.42 GMAC/s, 4836/5280 LCs; "
+                          "seed 2: 25.00 MHz"),
+              std::string::npos)
+        << readme;
+    EXPECT_NE(readme.find("`spu_hx8k` (hx8k"), std::string::npos) << readme;
+    EXPECT_NE(readme.find("seed 1: FAIL: nextpnr-ice40 failed"), std::string::npos) << readme;
+    // a README without the markers is refused, not rewritten
+    std::ofstream(d + "/R2.md") << "no markers\n";
+    EXPECT_NE(run(kPpa + " readme " + d + "/R2.md " + d + "/entry-seed1.json 2>/dev/null"), 0);
+}
+
 }  // namespace
 
 // ---- formal equivalence of the area-optimized RTL (Yosys sat, all inputs) ----
@@ -177,4 +253,40 @@ TEST(Equivalence, RequantMatchesPlain)
         "proc; opt_clean; miter -equiv -flatten -make_assert spu_requant_ref spu_requant miter; "
         "hierarchy -top miter; opt -fast; sat -verify -prove-asserts miter";
     EXPECT_TRUE(prove("equiv_requant", s)) << "see " << kOut << "/equiv_requant.log";
+}
+
+// The HX8K board flow's techmap (synth/ice40_mul8s_csa.v): every signed
+// 8x8 -> 16 `$mul` becomes a carry-save array, equal to the product for all
+// 2^16 inputs (the mapped netlist simulated exhaustively with Icarus: a SAT
+// proof of a multiplier takes minutes); an unsigned one is left alone.
+TEST(Equivalence, Mul8sCsaMatchesMultiply)
+{
+    if (!have_tool("yosys") || !have_tool("iverilog"))
+        GTEST_SKIP() << "yosys / iverilog not installed (make deps)";
+    const std::string d = kOut + "/mul8s_csa";
+    ASSERT_EQ(run("rm -rf " + d + " && mkdir -p " + d), 0);
+    std::ofstream(d + "/mul8s.v")
+        << "module mul8s(input [7:0] a, input [7:0] b, output [15:0] p);\n"
+           "  assign p = $signed(a) * $signed(b);\nendmodule\n"
+           "module mul8u(input [7:0] a, input [7:0] b, output [15:0] p);\n  assign p = a * b;\nendmodule\n";
+    std::ofstream(d + "/tb.v")
+        << "module tb;\n  reg [7:0] a, b; reg signed [15:0] want; wire [15:0] p; integer i, bad;\n"
+           "  mul8s dut(.a(a), .b(b), .p(p));\n"
+           "  initial begin bad = 0;\n"
+           "    for (i = 0; i < 65536; i = i + 1) begin\n"
+           "      a = i[7:0]; b = i[15:8]; want = $signed(a) * $signed(b); #1;\n"
+           "      if (p !== want) bad = bad + 1;\n"
+           "    end\n"
+           "    if (bad == 0) $display(\"ALL 65536 OK\"); else $display(\"MISMATCHES %0d\", bad);\n"
+           "  end\nendmodule\n";
+    const std::string ys = "read_verilog " + d + "/mul8s.v; wreduce; techmap -map synth/ice40_mul8s_csa.v; "
+                           "opt_clean; select -assert-none mul8s/t:$mul; select -assert-count 1 mul8u/t:$mul; "
+                           "write_verilog -noattr -selected " + d + "/gate.v";
+    ASSERT_EQ(run("cd " + kSrc + " && yosys -p '" + ys + "' > " + d + "/yosys.log 2>&1"), 0)
+        << "see " << d << "/yosys.log";
+    ASSERT_EQ(run("iverilog -o " + d + "/sim " + d + "/tb.v " + d + "/gate.v > " + d + "/iverilog.log 2>&1"), 0);
+    ASSERT_EQ(run("vvp " + d + "/sim > " + d + "/vvp.log 2>&1"), 0);
+    std::ifstream f(d + "/vvp.log");
+    std::string out((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(out.find("ALL 65536 OK"), std::string::npos) << out;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <random>
 #include <sstream>
 #include <string>
@@ -701,4 +702,39 @@ TEST(Asm, CrLfLineEndings)
     Result r = assemble("x: add r1, r2, r3\r\n  jmp x\r\n.equ K, 3\r\ncfg shift=K\r\n");
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.words.size(), 3u);
+}
+
+// `spu --help` lists every command and every second word (`bench gemm`) of
+// host/cli/commands.def, read here from the table itself, and each parent
+// dispatches each of its rows (`spu bench gemm --help` answers 0).
+TEST(Cli, HelpListsEveryRowOfCommandsDef)
+{
+    ASSERT_TRUE(exists(SPU)) << SPU << " not built";
+    TmpDir d;
+    std::string out, err;
+    ASSERT_EQ(run(SPU + " --help", d, &out, &err), 0) << err;
+    std::ifstream def(SPU_SOURCE_DIR "/host/cli/commands.def");
+    ASSERT_TRUE(def.good());
+    std::string line;
+    int commands = 0, subs = 0;
+    while (std::getline(def, line)) {
+        std::smatch m;
+        static const std::regex cmd_re("^SPU_COMMAND\\((\\w+),");
+        static const std::regex sub_re("^SPU_SUBCOMMAND\\((\\w+), *(\\w+),");
+        if (std::regex_search(line, m, cmd_re)) {
+            commands++;
+            EXPECT_NE(out.find("  " + m[1].str() + " "), std::string::npos) << m[1];
+        } else if (std::regex_search(line, m, sub_re)) {
+            subs++;
+            std::string both = m[1].str() + " " + m[2].str();
+            EXPECT_NE(out.find("    " + both + " "), std::string::npos) << both << "\n" << out;
+            EXPECT_EQ(run(SPU + " " + both + " --help", d, &out, &err), 0) << both << ": " << err;
+            ASSERT_EQ(run(SPU + " --help", d, &out, &err), 0);
+        }
+    }
+    EXPECT_GE(commands, 10);
+    EXPECT_GE(subs, 5);
+    EXPECT_NE(out.find("bench gemm"), std::string::npos);
+    EXPECT_EQ(run(SPU + " bench nosuchbench", d, &out, &err), 2);
+    EXPECT_NE(err.find("unknown bench"), std::string::npos) << err;
 }

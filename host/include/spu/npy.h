@@ -45,7 +45,7 @@ void   spu_tensor_free(spu_tensor *t);
 /* Read a .npy file (a regular file, or a pipe of at most SPU_NPY_PIPE_MAX
  * bytes; a device such as /dev/zero is refused with SPU_EIO). On failure returns SPU_EFORMAT (truncated, Fortran order,
  * big-endian or unsupported dtype, bad header) or SPU_EIO, and writes a
- * one-line reason into err (may be NULL). */
+ * one-line reason into err (may be NULL) that names the file. */
 #define SPU_NPY_PIPE_MAX ((size_t)1 << 32)
 int spu_npy_load(const char *path, spu_tensor *t, char *err, size_t errcap);
 /* Same from memory. */

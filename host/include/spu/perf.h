@@ -40,6 +40,9 @@ typedef struct spu_perf_hw {
     double   link_bytes_per_s;   /* bytes per second on the wire (UART 8N1: baud / 10)    */
     double   frame_overhead_s;   /* fixed cost per frame either way (input, not fitted)   */
     double   txn_latency_s;      /* per request/reply turnaround (fitted)                 */
+    double   turnaround_s;       /* the device's own time per transaction in board time
+                                    (engine, UART quiet); fitted on simulated time by
+                                    spu_perf_fit_board; used by spu_perf_board_time only  */
     /* host */
     double   host_s_per_piece;   /* packing, unpacking, calls per piece (fitted)          */
     double   host_s_per_call;    /* fixed per GEMM call (fitted)                          */
@@ -123,6 +126,8 @@ typedef struct spu_perf_sample {
     double   wall_s;             /* measured wall time                                 */
     uint64_t cycles;             /* measured device cycles                             */
     uint64_t link_bytes;         /* measured link bytes                                */
+    double   sim_s;              /* simulated board time of the call (spu_sim_time
+                                    difference; 0: not a simulator)                    */
 } spu_perf_sample;
 
 /* Fit hw's free parameters (link_bytes_per_s, txn_latency_s,
@@ -136,6 +141,24 @@ typedef struct spu_perf_sample {
 #define SPU_PERF_FIT_CLOCK 1u
 int spu_perf_fit(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, unsigned flags,
                  double *rms_rel);
+
+/* ---- link and simulated board time (perf_link.c) --------------------------- */
+/* Time of one GEMM call on a board whose clock stops while it waits for the
+ * host -- what a simulated board (sim?board=) counts between two
+ * spu_sim_time() reads around the call: the device cycles at clock_hz, every
+ * byte of the call's window (the first COUNTERS request to the closing
+ * COUNTERS reply) at link_bytes_per_s except the STATUS polls that overlap a
+ * run (one STATUS exchange per piece counts), and per transaction
+ * turnaround_s + 2 * frame_overhead_s. No host latency, no host time. g is
+ * the prediction of the same GEMM on hw (spu_perf_gemm_predict). */
+double spu_perf_board_time(const spu_perf_hw *hw, const spu_perf_gemm *g);
+/* Link bytes and transactions of that window (the terms of the formula). */
+void   spu_perf_board_terms(const spu_perf_gemm *g, uint64_t *bytes, uint64_t *transactions);
+/* Fit link_bytes_per_s and turnaround_s of hw to the samples' sim_s (least
+ * squares of the relative error, non-negative; frame_overhead_s is an
+ * input). Needs >= 2 samples with sim_s > 0 and a link. 0 or SPU_EINVAL;
+ * rms_rel (may be NULL) gets the root mean square relative error. */
+int    spu_perf_fit_board(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, double *rms_rel);
 
 /* ---- transformer roofline ------------------------------------------------- */
 /* A decoder transformer, from a Hugging Face style config.json. */

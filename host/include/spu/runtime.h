@@ -3,11 +3,12 @@
  * weights; libspu runs it on a device, one batch of images at a time.
  *
  * Every GEMM-shaped op (dense, conv2d through im2col, patch embedding, the
- * QK^T and P.V products of attention) runs as an int8 GEMM on the device
- * (spu_gemm_i8); everything else runs on the host and is named in
- * spu_net_host_ops(). Per op, the lowering table in host/src/runtime/ops.c
+ * QK^T and P.V products of attention) runs as a GEMM on the device in the
+ * run's format (int8 -> int32 via spu_gemm_i8, e4m3/e5m2 -> f32 via
+ * spu_gemm); everything else runs on the host and is named in
+ * spu_net_host_ops(). Per op, the lowering table in host/src/runtime/net.c
  * says which (docs/runtime.md). An fp32 path in plain C is the reference the
- * int8 run is measured against.
+ * device runs are measured against.
  *
  * Also here: the idx reader for Fashion-MNIST (.gz or plain).
  */
@@ -87,7 +88,7 @@ typedef struct spu_net_node_stats {
 typedef struct spu_net_stats {
     uint64_t cycles, link_bytes, macs, gemms;
     uint64_t images;
-    uint64_t result_hash;    /* FNV-1a 64 over every int32 GEMM result, in order */
+    uint64_t result_hash;    /* FNV-1a 64 over every GEMM result (int32 or f32 bits), in order */
     size_t   nnodes;
     spu_net_node_stats *node; /* nnodes entries, owned by the stats     */
 } spu_net_stats;
@@ -106,6 +107,28 @@ int spu_net_run_fp32(const spu_net *net, const float *images, size_t n, float *l
  * Returns 0 or the first error of spu_gemm_i8 (SPU_ETRAP, link errors). */
 int spu_net_run_int8(const spu_net *net, spu_device *dev, const float *images, size_t n,
                      float *logits, spu_net_stats *st);
+
+/* The formats a network runs in on a device: the GEMM operands' dtype (the
+ * device's cfg in); see docs/runtime.md "Quantization". */
+typedef enum spu_net_format {
+    SPU_NET_INT8,            /* int8 x int8 -> int32 sums, requant on the host   */
+    SPU_NET_E4M3,            /* OCP FP8 e4m3, exact sums rounded once to f32     */
+    SPU_NET_E5M2,            /* OCP FP8 e5m2, same                               */
+    SPU_NET_FORMATS
+} spu_net_format;
+
+/* "int8" "e4m3" "e5m2" (or "?") and back (SPU_EINVAL for another name). */
+const char *spu_net_format_name(spu_net_format f);
+int         spu_net_format_from_name(const char *name);
+/* The dtype code (hw/isa/spu_cfg.def) of the format's GEMM operands: bit
+ * (1 << code) of spu_info_t.formats says whether a device carries it. */
+unsigned    spu_net_format_dtype(spu_net_format f);
+
+/* The run in format fmt on dev: every GEMM on the device, the rest on the
+ * host. SPU_ENOTSUP if the device's INFO formats lack fmt; otherwise as
+ * spu_net_run_int8. For e4m3/e5m2 result_hash covers the f32 GEMM results. */
+int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const float *images,
+                size_t n, float *logits, spu_net_stats *st);
 
 /* Index of the largest of n values (the first on ties). */
 size_t spu_argmax(const float *v, size_t n);

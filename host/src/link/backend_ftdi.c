@@ -31,7 +31,9 @@
 #include <string.h>
 
 #define FTDI_CHUNK 4096
-#define FTDI_DEFAULT_BAUD 3000000ul
+/* without baud=N: the boards' rate on the H series (FT2232H, FT4232H,
+ * FT232H: 12 MHz / n), the older chips' maximum (3 Mbaud) otherwise */
+#define FTDI_OLD_CHIP_BAUD 3000000ul
 
 typedef struct ftdi_impl {
     spu_link link;   /* first: link_ops.c relies on it */
@@ -116,7 +118,7 @@ static int ftdi_open_impl(void **impl, const spu_uri *u)
         iface = ifs[c - 'A'];
         ifname = c;
     }
-    unsigned long baud = FTDI_DEFAULT_BAUD, index = 0;
+    unsigned long baud = 0, index = 0;   /* 0: by chip type, after the open */
     if ((rc = spu_usb_param_uint(u, "baud", 300, 12000000, &baud)) ||
         (rc = spu_usb_param_uint(u, "index", 0, 255, &index)))
         return rc;
@@ -160,6 +162,10 @@ static int ftdi_open_impl(void **impl, const spu_uri *u)
         spu_error_detail_set("%s: setting up the UART failed: %s", what, ftdi_get_error_string(f->ftdi));
         ftdi_close_impl(f);
         return SPU_ENODEV;
+    }
+    if (baud == 0) {
+        int h = f->ftdi->type == TYPE_2232H || f->ftdi->type == TYPE_4232H || f->ftdi->type == TYPE_232H;
+        baud = h ? SPU_LINK_BOARD_BAUD : FTDI_OLD_CHIP_BAUD;
     }
     if (ftdi_set_baudrate(f->ftdi, (int)baud) < 0) {
         spu_error_detail_set("%s: baud=%lu refused for this chip: %s", what, baud,

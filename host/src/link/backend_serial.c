@@ -1,6 +1,7 @@
 /*
  * backend_serial.c -- "serial:PATH?baud=N[&timeout=MS&retries=N]": a board
- * behind a kernel tty (e.g. FTDI channel B of an iCEBreaker at 3000000 baud).
+ * behind a kernel tty (e.g. FTDI channel B of an iCEBreaker). Without baud=N
+ * the tty is set to the boards' rate, SPU_LINK_BOARD_BAUD (6 Mbaud).
  */
 #include "link/link_client.h"
 #include "link/link_ops.h"
@@ -16,7 +17,7 @@ typedef struct serial_impl {
 
 static int serial_open(void **impl, const spu_uri *u)
 {
-    unsigned baud = 0;
+    unsigned baud = SPU_LINK_BOARD_BAUD;
     long b;
     if (!u->path[0])
         return spu_uri_fail(u, SPU_EINVAL, "serial needs a tty path, e.g. serial:/dev/ttyUSB1");

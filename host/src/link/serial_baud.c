@@ -1,5 +1,5 @@
 /*
- * serial_baud.c -- any baud rate (e.g. 3000000 for an FTDI at 12 MHz / 4)
+ * serial_baud.c -- any baud rate (e.g. 6000000 for an FT2232H at 12 MHz / 2)
  * through the Linux termios2 interface: TCGETS2 / TCSETS2 with BOTHER.
  * <asm/termbits.h> defines its own struct termios, so this file must not
  * include <termios.h> (see serial_port.c for the rest of the tty setup).

@@ -7,7 +7,11 @@
  */
 #include "model/datapath.h"
 #include "spu/model.h"
+#include "spu/numerics.h"
 #include "spu/numerics_hw.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 enum {
 #define SPU_DTYPE(n, k, c, b, a) DP_DT_##n = (c),
@@ -40,10 +44,101 @@ static spu_fmt fmt_of(unsigned code)
     return code == DP_DT_E5M2 ? SPU_FMT_E5M2 : SPU_FMT_E4M3;
 }
 
+/* FP8 products from per-code decode tables (sign, significand, exponent,
+ * class), ~10x faster than the general C twin of spu_mul_fp for the model's
+ * FP8 GEMMs (a network's 10,000-image run). When the tables are built, every
+ * one of the 2 x 65536 products is checked against spu_hw_mul_fp (the twin
+ * of the RTL): a format with any difference keeps using spu_hw_mul_fp, so
+ * the bits are the twin's either way. */
+enum { DP_ZERO = 1, DP_INF = 2, DP_NAN = 4 };
+typedef struct dp_dec {
+    uint8_t sig;        /* significand (integer)                           */
+    uint8_t e;          /* exponent of its LSB + 16 (>= 0 for e4m3 / e5m2) */
+    uint8_t sign;
+    uint8_t cls;        /* DP_ZERO / DP_INF / DP_NAN, 0 for finite non-zero */
+} dp_dec;
+static dp_dec dp_dec_tab[2][256];       /* [0] e4m3, [1] e5m2 */
+static int dp_fast[2];
+static pthread_once_t dp_once = PTHREAD_ONCE_INIT;
+static atomic_int dp_ready;
+
+/* The product of two decoded codes: flags into *fl, the term (sign
+ * applied) as the return value when *fl is 0. */
+static inline i128 dp_term(const dp_dec *x, const dp_dec *y, unsigned *fl)
+{
+    const unsigned c = x->cls | y->cls;
+    if (__builtin_expect(c == 0, 1)) {
+        *fl = 0;
+        const i128 mag = (i128)((u128)((unsigned)x->sig * y->sig) << (x->e + y->e - 32 - SPU_ACC_FP_LSB));
+        return x->sign ^ y->sign ? -mag : mag;
+    }
+    if ((c & DP_NAN) || ((x->cls & DP_ZERO) && (y->cls & DP_INF)) || ((x->cls & DP_INF) && (y->cls & DP_ZERO)))
+        *fl = DP_NAN;
+    else if (c & DP_INF)
+        *fl = DP_INF | (x->sign ^ y->sign ? DP_ZERO : 0);     /* DP_ZERO here: negative */
+    else
+        *fl = DP_ZERO;
+    return 0;
+}
+
+static void dp_init(void)
+{
+    for (int f = 0; f < 2; f++) {
+        const spu_fmt fmt = f ? SPU_FMT_E5M2 : SPU_FMT_E4M3;
+        int ok = 1;
+        for (unsigned c = 0; c < 256; c++) {
+            spu_num n;
+            spu_num_decode(fmt, c, &n);
+            dp_dec *d = &dp_dec_tab[f][c];
+            d->sign = (uint8_t)n.sign;
+            d->cls = n.cls == SPU_FCLASS_ZERO ? DP_ZERO : n.cls == SPU_FCLASS_INF ? DP_INF
+                   : n.cls == SPU_FCLASS_NAN ? DP_NAN : 0;
+            if (!d->cls && (n.sig > 255 || n.exp + 16 < 0 || n.exp + 16 > 255))
+                ok = 0;
+            d->sig = d->cls ? 0 : (uint8_t)n.sig;
+            d->e = d->cls ? 0 : (uint8_t)(n.exp + 16);
+        }
+        for (unsigned i = 0; ok && i < 65536; i++) {
+            spu_hw_fpprod p;
+            spu_hw_mul_fp(fmt, i >> 8, fmt, i & 0xFF, &p);
+            unsigned fl;
+            const i128 t = dp_term(&dp_dec_tab[f][i >> 8], &dp_dec_tab[f][i & 0xFF], &fl);
+            if (p.nan) {
+                ok = fl == DP_NAN;
+            } else if (p.inf) {
+                ok = fl == (DP_INF | (p.sign ? DP_ZERO : 0));
+            } else if (p.zero) {
+                ok = fl == DP_ZERO;
+            } else {
+                const i128 mag = (i128)((u128)p.sig << (p.exp - SPU_ACC_FP_LSB));
+                ok = fl == 0 && t == (p.sign ? -mag : mag);
+            }
+        }
+        dp_fast[f] = ok;
+    }
+    atomic_store_explicit(&dp_ready, 1, memory_order_release);
+}
+
 void spu_dp_mac(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b)
 {
     if (in == DP_DT_INT8) {
         acc_add(t, (i128)((int8_t)a * (int8_t)b));
+        return;
+    }
+    if (__builtin_expect(!atomic_load_explicit(&dp_ready, memory_order_acquire), 0))
+        pthread_once(&dp_once, dp_init);
+    const int f = fmt_of(in) == SPU_FMT_E5M2;
+    if (__builtin_expect(dp_fast[f], 1)) {
+        unsigned fl;
+        const i128 term = dp_term(&dp_dec_tab[f][a], &dp_dec_tab[f][b], &fl);
+        if (!fl)
+            acc_add(t, term);
+        else if (fl & DP_NAN)
+            t->nan = 1;
+        else if (fl & DP_INF) {
+            if (fl & DP_ZERO) t->ninf = 1;
+            else              t->pinf = 1;
+        }
         return;
     }
     spu_hw_fpprod p;

@@ -5,12 +5,13 @@
  * non-negative by an active set, the polling delay iterated.
  */
 #include "spu/perf.h"
+#include "perf_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { NP = 5 };   /* s/cycle, s/byte, s/transaction, s/piece, s/call */
+enum { NP = SPU_PERF_NCOL };   /* s/cycle, s/byte, s/transaction, s/piece, s/call */
 
 /* Solve the normal equations of the columns in `on` (others fixed at 0). */
 static int lsq(const double *X, const double *y, size_t n, const int on[NP], double x[NP])
@@ -68,6 +69,21 @@ static int lsq(const double *X, const double *y, size_t n, const int on[NP], dou
     for (int a = 0; a < m; a++)
         x[idx[a]] = A[a][m] / A[a][a] / scale[a];
     return 0;
+}
+
+int spu_perf_nnls(const double *X, const double *y, size_t n, int on[NP], double x[NP])
+{
+    for (;;) {
+        if (lsq(X, y, n, on, x))
+            return -1;
+        int worst = -1;
+        for (int j = 0; j < NP; j++)
+            if (on[j] && x[j] < 0 && (worst < 0 || x[j] < x[worst]))
+                worst = j;
+        if (worst < 0)
+            return 0;
+        on[worst] = 0;
+    }
 }
 
 static double rms_of(const spu_perf_hw *hw, const spu_perf_sample *s, size_t n)
@@ -176,21 +192,10 @@ static int fit_from(spu_perf_hw *hw, const spu_perf_sample *s, size_t n, unsigne
             break;
         int on[NP] = { fit_clock, has_link, has_link, 1, 1 };
         double x[NP];
-        for (;;) {
-            if (lsq(X, y, n, on, x)) {
-                rc = SPU_EINVAL;
-                break;
-            }
-            int worst = -1;
-            for (int j = 0; j < NP; j++)
-                if (on[j] && x[j] < 0 && (worst < 0 || x[j] < x[worst]))
-                    worst = j;
-            if (worst < 0)
-                break;
-            on[worst] = 0;
-        }
-        if (rc)
+        if (spu_perf_nnls(X, y, n, on, x)) {
+            rc = SPU_EINVAL;
             break;
+        }
         /* the polling delay depends on the parameters: iterate to a fixed point */
         int same = iter > 0;
         for (int j = 0; j < NP; j++)

@@ -290,8 +290,7 @@ int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_
     out->total_s = seen_board_s + link_other + out->host_s;
     out->wall_s = seen_s + link_other + out->host_s;
     out->poll_extra_s = seen_s - (double)out->cycles / wall_hz;
-    out->board_s = out->device_s +
-                   (has_link ? (double)(bytes + out->pieces * status_b) / hw->link_bytes_per_s : 0);
+    out->board_s = spu_perf_board_time(hw, out);   /* perf_link.c */
     out->utilization = (double)out->macs / ((double)out->cycles * RC);
     out->intensity = out->link_bytes ? 2.0 * (double)out->macs / (double)out->link_bytes : INFINITY;
     out->peak_ops_s = 2.0 * RC * hw->clock_hz;

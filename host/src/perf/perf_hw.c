@@ -4,6 +4,7 @@
  * commit the build was made from.
  */
 #include "spu/perf.h"
+#include "perf_internal.h"
 #include "spu_git_commit.h"
 
 #include <cjson/cJSON.h>
@@ -107,18 +108,7 @@ double spu_perf_hw_peak(const spu_perf_hw *hw, const char *fmt)
     return 0;
 }
 
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return SPU_EINVAL;
-}
 
-char *spu_perf_read_text(const char *path, size_t max);   /* perf_util.c */
 
 int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen)
 {
@@ -126,12 +116,12 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
     hw->npeaks = 0;
     char *txt = spu_perf_read_text(path, 1 << 20);
     if (!txt)
-        return fail(err, errlen, "cannot read hardware file '%s'", path);
+        return spu_perf_fail(err, errlen, "cannot read hardware file '%s'", path);
     cJSON *root = cJSON_Parse(txt);
     free(txt);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return fail(err, errlen, "%s: not a JSON object", path);
+        return spu_perf_fail(err, errlen, "%s: not a JSON object", path);
     }
     int rc = 0;
     static const struct { const char *key; size_t off; } strs[] = {
@@ -143,7 +133,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
         if (!v)
             continue;
         if (!cJSON_IsString(v))
-            rc = fail(err, errlen, "%s: \"%s\" must be a string", path, strs[i].key);
+            rc = spu_perf_fail(err, errlen, "%s: \"%s\" must be a string", path, strs[i].key);
         else
             set_str((char *)hw + strs[i].off, i == 1 ? sizeof hw->kind : i == 0 ? sizeof hw->name : sizeof hw->source,
                     v->valuestring);
@@ -161,7 +151,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
             continue;
         if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 4294967295.0 ||
             v->valuedouble != floor(v->valuedouble))
-            rc = fail(err, errlen, "%s: \"%s\" must be a positive integer", path, u32s[i].key);
+            rc = spu_perf_fail(err, errlen, "%s: \"%s\" must be a positive integer", path, u32s[i].key);
         else
             *(uint32_t *)((char *)hw + u32s[i].off) = (uint32_t)v->valuedouble;
         have_wb |= i == 2 && v;
@@ -173,6 +163,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
         { "link_bytes_per_s", offsetof(spu_perf_hw, link_bytes_per_s) },
         { "frame_overhead_s", offsetof(spu_perf_hw, frame_overhead_s) },
         { "txn_latency_s", offsetof(spu_perf_hw, txn_latency_s) },
+        { "turnaround_s", offsetof(spu_perf_hw, turnaround_s) },
         { "host_s_per_piece", offsetof(spu_perf_hw, host_s_per_piece) },
         { "host_s_per_call", offsetof(spu_perf_hw, host_s_per_call) },
         { "mem_bytes_per_s", offsetof(spu_perf_hw, mem_bytes_per_s) },
@@ -183,7 +174,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
         if (!v)
             continue;
         if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || !isfinite(v->valuedouble))
-            rc = fail(err, errlen, "%s: \"%s\" must be a number >= 0", path, dbls[i].key);
+            rc = spu_perf_fail(err, errlen, "%s: \"%s\" must be a number >= 0", path, dbls[i].key);
         else
             *(double *)((char *)hw + dbls[i].off) = v->valuedouble;
         have_wall |= i == 1;
@@ -191,13 +182,13 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
     cJSON *pk = cJSON_GetObjectItemCaseSensitive(root, "peak_ops_per_s");
     if (!rc && pk) {
         if (!cJSON_IsObject(pk))
-            rc = fail(err, errlen, "%s: \"peak_ops_per_s\" must be an object {format: ops/s}", path);
+            rc = spu_perf_fail(err, errlen, "%s: \"peak_ops_per_s\" must be an object {format: ops/s}", path);
         cJSON *e;
         cJSON_ArrayForEach(e, pk) {
             if (rc)
                 break;
             if (!cJSON_IsNumber(e) || !(e->valuedouble > 0))
-                rc = fail(err, errlen, "%s: peak_ops_per_s.%s must be a number > 0", path, e->string);
+                rc = spu_perf_fail(err, errlen, "%s: peak_ops_per_s.%s must be a number > 0", path, e->string);
             else
                 set_peak(hw, e->string, e->valuedouble);
         }
@@ -215,16 +206,16 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
         if (hw->word_bytes != (hw->rows > hw->cols ? hw->rows : hw->cols) ||
             hw->spad_bytes % hw->spad_banks || hw->cols % hw->drain_lanes || hw->rows > 64 ||
             hw->cols > 64)
-            return fail(err, errlen, "%s: impossible geometry (word_bytes = max(rows, cols) <= 64, "
+            return spu_perf_fail(err, errlen, "%s: impossible geometry (word_bytes = max(rows, cols) <= 64, "
                         "spad_bytes a multiple of spad_banks, drain_lanes dividing cols)", path);
         if (!(hw->clock_hz > 0))
-            return fail(err, errlen, "%s: clock_hz must be > 0", path);
+            return spu_perf_fail(err, errlen, "%s: clock_hz must be > 0", path);
         derive(hw);
     } else if (!strcmp(hw->kind, "roofline")) {
         if (hw->npeaks == 0 || !(hw->mem_bytes_per_s > 0))
-            return fail(err, errlen, "%s: a roofline hardware file needs peak_ops_per_s and mem_bytes_per_s", path);
+            return spu_perf_fail(err, errlen, "%s: a roofline hardware file needs peak_ops_per_s and mem_bytes_per_s", path);
     } else {
-        return fail(err, errlen, "%s: kind must be \"spu\" or \"roofline\", got \"%s\"", path, hw->kind);
+        return spu_perf_fail(err, errlen, "%s: kind must be \"spu\" or \"roofline\", got \"%s\"", path, hw->kind);
     }
     return 0;
 }
@@ -248,6 +239,7 @@ int spu_perf_hw_save(const spu_perf_hw *hw, const char *path, const char *extra_
         cJSON_AddNumberToObject(o, "link_bytes_per_s", hw->link_bytes_per_s);
         cJSON_AddNumberToObject(o, "frame_overhead_s", hw->frame_overhead_s);
         cJSON_AddNumberToObject(o, "txn_latency_s", hw->txn_latency_s);
+        cJSON_AddNumberToObject(o, "turnaround_s", hw->turnaround_s);
         cJSON_AddNumberToObject(o, "host_s_per_piece", hw->host_s_per_piece);
         cJSON_AddNumberToObject(o, "host_s_per_call", hw->host_s_per_call);
     }

@@ -5,6 +5,7 @@
  * bound on any hardware file, KV cache included.
  */
 #include "spu/perf.h"
+#include "perf_internal.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *spu_perf_read_text(const char *path, size_t max);   /* perf_util.c */
 
 static const struct { const char *name; double bytes; const char *family; } fmts[] = {
     { "int8", 1, "int8" },          { "int4", 0.5, "int4" },
@@ -53,16 +53,6 @@ static double peak_for(const spu_perf_hw *hw, const char *fmt)
     return p;
 }
 
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return SPU_EINVAL;
-}
 
 /* First of several HF key spellings that is a positive integer; 0 if none. */
 static uint64_t get_u(cJSON *o, const char *const *keys, int *bad)
@@ -86,12 +76,12 @@ int spu_perf_tconfig_load(spu_perf_tconfig *c, const char *path, char *err, size
     memset(c, 0, sizeof *c);
     char *txt = spu_perf_read_text(path, 1 << 20);
     if (!txt)
-        return fail(err, errlen, "cannot read model config '%s'", path);
+        return spu_perf_fail(err, errlen, "cannot read model config '%s'", path);
     cJSON *o = cJSON_Parse(txt);
     free(txt);
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
-        return fail(err, errlen, "%s: not a JSON object", path);
+        return spu_perf_fail(err, errlen, "%s: not a JSON object", path);
     }
     static const char *const k_h[] = { "hidden_size", "n_embd", "d_model", NULL };
     static const char *const k_l[] = { "num_hidden_layers", "n_layer", "num_layers", NULL };
@@ -118,16 +108,16 @@ int spu_perf_tconfig_load(spu_perf_tconfig *c, const char *path, char *err, size
                    !strcmp(type, "gemma");
     cJSON_Delete(o);
     if (bad)
-        return fail(err, errlen, "%s: sizes must be positive integers", path);
+        return spu_perf_fail(err, errlen, "%s: sizes must be positive integers", path);
     if (!c->hidden || !c->layers || !c->heads || !c->vocab)
-        return fail(err, errlen, "%s: needs hidden_size (n_embd), num_hidden_layers (n_layer), "
+        return spu_perf_fail(err, errlen, "%s: needs hidden_size (n_embd), num_hidden_layers (n_layer), "
                     "num_attention_heads (n_head) and vocab_size", path);
     if (!c->kv_heads)
         c->kv_heads = c->heads;
     if (!c->ffn)
         c->ffn = 4 * c->hidden;   /* GPT-2: n_inner null means 4 * n_embd */
     if (c->hidden % c->heads || c->heads % c->kv_heads)
-        return fail(err, errlen, "%s: hidden_size must divide by the heads, the heads by the KV heads", path);
+        return spu_perf_fail(err, errlen, "%s: hidden_size must divide by the heads, the heads by the KV heads", path);
     return 0;
 }
 

@@ -2,10 +2,12 @@
  * perf_util.c -- small helpers of the performance model: reading a text file
  * (hardware files, model configs) with a size limit.
  */
+#include "perf_internal.h"
+#include "spu/spu.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-char *spu_perf_read_text(const char *path, size_t max);
 
 char *spu_perf_read_text(const char *path, size_t max)
 {
@@ -22,4 +24,15 @@ char *spu_perf_read_text(const char *path, size_t max)
     }
     buf[n] = 0;
     return buf;
+}
+
+int spu_perf_fail(char *err, size_t n, const char *fmt, ...)
+{
+    if (err && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, n, fmt, ap);
+        va_end(ap);
+    }
+    return SPU_EINVAL;
 }

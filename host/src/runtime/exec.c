@@ -1,38 +1,101 @@
 /*
  * exec.c -- run a parsed graph on a batch of images: the fp32 reference path
- * and the int8 path (GEMMs on the device, the rest on the host).
+ * and the device path in one of the formats the array carries (int8, e4m3,
+ * e5m2): GEMMs on the device, the rest on the host.
  *
- * Quantization (docs/runtime.md): every GEMM input is quantized per tensor,
- * symmetric, q = clamp(rne(x / s), -127, 127) with the calibrated scale s of
- * the graph; weights per output channel (scale max|W[n]| / 127). The device
- * returns int32 sums; the host requantizes them, y = (float)acc * (s * ws[n])
- * + bias[n], in float -- a named host step ("node:requant").
+ * Quantization (docs/runtime.md):
+ *  - int8: every GEMM input is quantized per tensor, symmetric,
+ *    q = clamp(rne(x / s), -127, 127) with the calibrated scale s of the
+ *    graph; weights per output channel (scale max|W[n]| / 127). The device
+ *    returns int32 sums; the host requantizes them, y = (float)acc *
+ *    (s * ws[n]) + bias[n], in float -- a named host step ("node:requant").
+ *  - e4m3 / e5m2: inputs divided by a per-tensor power-of-two scale (from the
+ *    same calibrated max |x|), weights by a per-output-channel power of two,
+ *    then rounded RNE, saturating, to the format by the numerics library; the
+ *    device sums exactly and rounds once to f32; the host multiplies by the
+ *    product of the two scales (exact) and adds the bias.
  */
 #include "runtime_internal.h"
 #include "spu/gemm.h"
+#include "spu/numerics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* dtype codes of hw/isa/spu_cfg.def (spu/isa.h's names clash with
+ * spu/numerics.h, as in the CLI) */
+enum {
+#define SPU_DTYPE(n, k, c, b, a) RT_DT_##n = (c),
+#include "spu_cfg.def"
+    RT_DT_END_
+};
+
+static const struct {
+    const char *name;
+    unsigned    dtype;      /* cfg in of the device's GEMM */
+    int         fmt;        /* spu_fmt of the numerics library (-1: int8 path) */
+} net_formats[SPU_NET_FORMATS] = {
+    [SPU_NET_INT8] = { "int8", RT_DT_INT8, -1 },
+    [SPU_NET_E4M3] = { "e4m3", RT_DT_E4M3, SPU_FMT_E4M3 },
+    [SPU_NET_E5M2] = { "e5m2", RT_DT_E5M2, SPU_FMT_E5M2 },
+};
+
+const char *spu_net_format_name(spu_net_format f)
+{
+    return (unsigned)f < SPU_NET_FORMATS ? net_formats[f].name : "?";
+}
+
+int spu_net_format_from_name(const char *name)
+{
+    for (int i = 0; name && i < SPU_NET_FORMATS; i++)
+        if (!strcmp(name, net_formats[i].name))
+            return i;
+    return SPU_EINVAL;
+}
+
+unsigned spu_net_format_dtype(spu_net_format f)
+{
+    return (unsigned)f < SPU_NET_FORMATS ? net_formats[f].dtype : 0xFu;
+}
 
 typedef struct ectx {
     const spu_net *net;
     spu_device    *dev;     /* NULL: fp32 reference */
     spu_net_stats *st;
     size_t         node;
+    spu_net_format fmt;
+    spu_info_t     info;    /* the device's (the FP8 path splits K by its plan) */
 } ectx;
 
-static void hash_i32(spu_net_stats *st, const int32_t *v, size_t n)
+static void hash_words(spu_net_stats *st, const void *v, size_t n)
 {
     uint64_t h = st->result_hash;
+    const uint32_t *w = v;
     for (size_t i = 0; i < n; i++) {
-        const uint32_t u = (uint32_t)v[i];
+        const uint32_t u = w[i];
         for (int b = 0; b < 4; b++) {
             h ^= (u >> (8 * b)) & 0xffu;
             h *= 0x100000001b3ull;
         }
     }
     st->result_hash = h;
+}
+
+static void account(ectx *e, const spu_gemm_stats *gs, const void *C, size_t n)
+{
+    if (!e->st)
+        return;
+    spu_net_node_stats *ns = &e->st->node[e->node];
+    ns->cycles += gs->cycles;
+    ns->link_bytes += gs->link_bytes;
+    ns->macs += gs->macs;
+    ns->gemms++;
+    e->st->cycles += gs->cycles;
+    e->st->link_bytes += gs->link_bytes;
+    e->st->macs += gs->macs;
+    e->st->gemms++;
+    hash_words(e->st, C, n);
 }
 
 /* int8 GEMM on the device + accounting: C = A x B, A [M][K], B [K][N]. */
@@ -42,44 +105,107 @@ static int dev_gemm(ectx *e, size_t M, size_t N, size_t K, const int8_t *A, cons
     int rc = spu_gemm_i8(e->dev, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, B, C, NULL, &gs);
     if (rc)
         return rc;
-    if (e->st) {
-        spu_net_node_stats *ns = &e->st->node[e->node];
-        ns->cycles += gs.cycles;
-        ns->link_bytes += gs.link_bytes;
-        ns->macs += gs.macs;
-        ns->gemms++;
-        e->st->cycles += gs.cycles;
-        e->st->link_bytes += gs.link_bytes;
-        e->st->macs += gs.macs;
-        e->st->gemms++;
-        hash_i32(e->st, C, M * N);
-    }
+    account(e, &gs, C, M * N);
     return 0;
 }
 
-/* out[M][N] = in[M][K] x W^T + bias, fp32 or int8 on the device. */
+/* FP8 GEMM on the device, f32 out: C = A x B. The device rounds each sum
+ * once; a K longer than one scratchpad piece of its plan is cut into
+ * chunks of the plan's kc, each a device call rounded to f32, summed here
+ * in float in k order (docs/runtime.md). */
+static int dev_gemm_f8(ectx *e, size_t M, size_t N, size_t K, const uint8_t *A, const uint8_t *B, float *C)
+{
+    spu_gemm_plan p;
+    int rc = spu_gemm_plan_make(&e->info, (uint32_t)M, (uint32_t)N, (uint32_t)K, &p);
+    if (rc)
+        return rc;
+    const unsigned dt = net_formats[e->fmt].dtype;
+    spu_gemm_stats gs;
+    if (p.kc >= K) {
+        if ((rc = spu_gemm(e->dev, dt, RT_DT_F32, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, B, C, NULL, &gs)))
+            return rc;
+        account(e, &gs, C, M * N);
+        return 0;
+    }
+    const size_t kc = p.kc;
+    uint8_t *a = malloc(M * kc);
+    float *c = malloc(M * N * sizeof *c);
+    rc = SPU_ENOMEM;
+    if (a && c) {
+        rc = 0;
+        for (size_t k0 = 0; !rc && k0 < K; k0 += kc) {
+            const size_t kn = K - k0 < kc ? K - k0 : kc;
+            for (size_t i = 0; i < M; i++)
+                memcpy(a + i * kn, A + i * K + k0, kn);
+            if ((rc = spu_gemm(e->dev, dt, RT_DT_F32, (uint32_t)M, (uint32_t)N, (uint32_t)kn, a,
+                               B + k0 * N, k0 ? c : C, NULL, &gs)))
+                break;
+            account(e, &gs, k0 ? c : C, M * N);
+            if (k0)
+                for (size_t i = 0; i < M * N; i++)
+                    C[i] += c[i];
+        }
+    }
+    free(a);
+    free(c);
+    return rc;
+}
+
+/* x / s (s a power of two: exact) rounded RNE, saturating, to the FP8
+ * format of the run. */
+static int quantize_f8(const ectx *e, const float *x, uint8_t *q, size_t n, float s)
+{
+    float *t = malloc(n * sizeof *t);
+    if (!t)
+        return SPU_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        t[i] = x[i] / s;
+    int rc = spu_convert_from_f32((spu_fmt)net_formats[e->fmt].fmt, t, q, n, NULL);
+    free(t);
+    return rc;
+}
+
+static void gemm_fp32(const float *A, const float *B, size_t M, size_t N, size_t K, float *out)
+{
+    for (size_t i = 0; i < M; i++) {
+        float *o = out + i * N;
+        for (size_t n = 0; n < N; n++)
+            o[n] = 0.0f;
+        for (size_t k = 0; k < K; k++) {
+            const float a = A[i * K + k];
+            const float *b = B + k * N;
+            for (size_t n = 0; n < N; n++)
+                o[n] += a * b[n];
+        }
+    }
+}
+
+/* out[M][N] = in[M][K] x W^T + bias, fp32 or on the device. */
 static int gemm_w(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, size_t M, float *out)
 {
     const size_t N = g->N, K = g->K;
     if (!e->dev) {
-        for (size_t i = 0; i < M; i++) {
-            float *o = out + i * N;
+        gemm_fp32(in, g->wt, M, N, K, out);
+        for (size_t i = 0; i < M; i++)
             for (size_t n = 0; n < N; n++)
-                o[n] = 0.0f;
-            for (size_t k = 0; k < K; k++) {
-                const float a = in[i * K + k];
-                const float *w = g->wt + k * N;
-                for (size_t n = 0; n < N; n++)
-                    o[n] += a * w[n];
-            }
-            for (size_t n = 0; n < N; n++)
-                o[n] += g->bias[n];
-        }
+                out[i * N + n] += g->bias[n];
         return 0;
+    }
+    int rc = SPU_ENOMEM;
+    if (e->fmt != SPU_NET_INT8) {
+        const int f = e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2;
+        uint8_t *qa = malloc(M * K);
+        if (qa && !(rc = quantize_f8(e, in, qa, M * K,                  /* host: quantize */
+                                     rt_pow2_scale(in_scale * 127.0f, rt_f8_max(f)))) &&
+            !(rc = dev_gemm_f8(e, M, N, K, qa, g->wf[f], out)))
+            for (size_t i = 0; i < M; i++)                              /* host: requant  */
+                for (size_t n = 0; n < N; n++)
+                    out[i * N + n] = out[i * N + n] * g->scf[f][n] + g->bias[n];
+        free(qa);
+        return rc;
     }
     int8_t *qa = malloc(M * K);
     int32_t *acc = malloc(M * N * sizeof *acc);
-    int rc = SPU_ENOMEM;
     if (qa && acc) {
         spu_op_quantize(in, qa, M * K, in_scale);                       /* host: quantize */
         if (!(rc = dev_gemm(e, M, N, K, qa, g->wq, acc)))
@@ -93,24 +219,31 @@ static int gemm_w(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, 
 }
 
 /* out[M][N] = A[M][K] x B[K][N] of two activations (attention), each
- * quantized per tensor with its own scale on the int8 path. */
+ * quantized per tensor with its own scale on the device path. */
 static int gemm_aa(ectx *e, const float *A, float sa, const float *B, float sb, size_t M, size_t N,
                    size_t K, float *out)
 {
     if (!e->dev) {
-        for (size_t i = 0; i < M; i++) {
-            float *o = out + i * N;
-            for (size_t n = 0; n < N; n++)
-                o[n] = 0.0f;
-            for (size_t k = 0; k < K; k++)
-                for (size_t n = 0; n < N; n++)
-                    o[n] += A[i * K + k] * B[k * N + n];
-        }
+        gemm_fp32(A, B, M, N, K, out);
         return 0;
+    }
+    int rc = SPU_ENOMEM;
+    if (e->fmt != SPU_NET_INT8) {
+        const float fmax = rt_f8_max(e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2);
+        const float pa = rt_pow2_scale(sa * 127.0f, fmax), pb = rt_pow2_scale(sb * 127.0f, fmax);
+        uint8_t *qa = malloc(M * K), *qb = malloc(K * N);
+        if (qa && qb && !(rc = quantize_f8(e, A, qa, M * K, pa)) && !(rc = quantize_f8(e, B, qb, K * N, pb)) &&
+            !(rc = dev_gemm_f8(e, M, N, K, qa, qb, out))) {
+            const float s = pa * pb;
+            for (size_t i = 0; i < M * N; i++)
+                out[i] *= s;
+        }
+        free(qa);
+        free(qb);
+        return rc;
     }
     int8_t *qa = malloc(M * K), *qb = malloc(K * N);
     int32_t *acc = malloc(M * N * sizeof *acc);
-    int rc = SPU_ENOMEM;
     if (qa && qb && acc) {
         spu_op_quantize(A, qa, M * K, sa);
         spu_op_quantize(B, qb, K * N, sb);
@@ -308,15 +441,26 @@ int spu_net_run_fp32(const spu_net *net, const float *images, size_t n, float *l
     return run_all(&e, images, n, logits);
 }
 
-int spu_net_run_int8(const spu_net *net, spu_device *dev, const float *images, size_t n,
-                     float *logits, spu_net_stats *st)
+int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const float *images,
+                size_t n, float *logits, spu_net_stats *st)
 {
-    if (!dev)
+    if (!dev || (unsigned)fmt >= SPU_NET_FORMATS)
         return SPU_EINVAL;
     if (st && st->nnodes != spu_net_nodes(net))
         return SPU_EINVAL;
-    ectx e = { .net = net, .dev = dev, .st = st };
+    ectx e = { .net = net, .dev = dev, .st = st, .fmt = fmt };
+    int rc = spu_info(dev, &e.info);
+    if (rc)
+        return rc;
+    if (!(e.info.formats & (1u << net_formats[fmt].dtype)))
+        return SPU_ENOTSUP;     /* the device does not carry the format (INFO) */
     return run_all(&e, images, n, logits);
+}
+
+int spu_net_run_int8(const spu_net *net, spu_device *dev, const float *images, size_t n,
+                     float *logits, spu_net_stats *st)
+{
+    return spu_net_run(net, dev, SPU_NET_INT8, images, n, logits, st);
 }
 
 int spu_net_stats_init(spu_net_stats *st, const spu_net *net)

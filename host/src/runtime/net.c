@@ -11,6 +11,7 @@
  * of an earlier node; every tensor is defined once.
  */
 #include "runtime_internal.h"
+#include "spu/numerics.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -67,6 +68,11 @@ static void gemm_weights_free(rt_gemm_w *g)
     free(g->ws);
     free(g->sc);
     free(g->bias);
+    for (int f = 0; f < 2; f++) {
+        free(g->wf[f]);
+        free(g->wsf[f]);
+        free(g->scf[f]);
+    }
     memset(g, 0, sizeof *g);
 }
 
@@ -147,8 +153,8 @@ static int load_weight(pctx *c, const rt_node *n, const cJSON *jn, const char *k
     int rc = spu_npy_load(path, t, why, sizeof why);
     if (rc)
         return perr(c->err, c->cap, rc == SPU_EIO ? SPU_EIO : SPU_EFORMAT,
-                    "%s: node '%s' (%s): %s %s: %s", c->path, n->name, rt_ops[n->kind].name, key,
-                    path, why);
+                    "%s: node '%s' (%s): %s %s", c->path, n->name, rt_ops[n->kind].name, key,
+                    why[0] ? why : path);   /* why names the file */
     if (t->dtype != SPU_NPY_FLOAT32) {
         rc = perr(c->err, c->cap, SPU_EFORMAT, "%s: node '%s': %s %s is %s, expected float32",
                   c->path, n->name, key, path, spu_npy_dtype_name(t->dtype));
@@ -189,9 +195,25 @@ static float *take(spu_tensor *t)
     return p;
 }
 
+float rt_f8_max(int f8)
+{
+    return (float)spu_fmt_get(f8 == RT_F8_E4M3 ? SPU_FMT_E4M3 : SPU_FMT_E5M2)->max_value;
+}
+
+float rt_pow2_scale(float amax, float fmax)
+{
+    if (!(amax > 0.0f) || !isfinite(amax))
+        return 1.0f;
+    int e;
+    const float m = frexpf(amax / fmax, &e);     /* amax / fmax = m 2^e, m in [0.5, 1) */
+    return ldexpf(1.0f, m == 0.5f ? e - 1 : e);
+}
+
 /* GEMM weights from a [N][K] weight (PyTorch layout; conv weights are
  * flattened to [OC][C*KH*KW]) and a [N] bias: fp32 W^T, int8 W^T with a
- * per-output-channel scale max|W[n][:]| / 127, RNE. */
+ * per-output-channel scale max|W[n][:]| / 127, RNE; e4m3 and e5m2 W^T with
+ * a per-output-channel power-of-two scale (rt_pow2_scale of max|W[n][:]|),
+ * RNE, saturating, by the numerics library. */
 static int make_gemm_w(rt_gemm_w *g, const float *w, size_t N, size_t K, float *bias, float in_scale)
 {
     g->N = N;
@@ -219,6 +241,38 @@ static int make_gemm_w(rt_gemm_w *g, const float *w, size_t N, size_t K, float *
             g->wq[k * N + n] = (int8_t)(q > 127.0f ? 127.0f : q < -127.0f ? -127.0f : q);
         }
     }
+    float *tmp = malloc(N * K * sizeof *tmp), *amax = calloc(N, sizeof *amax);
+    if (!tmp || !amax) {
+        free(tmp);
+        free(amax);
+        return SPU_ENOMEM;
+    }
+    for (size_t k = 0; k < K; k++)
+        for (size_t n = 0; n < N; n++)
+            if (fabsf(g->wt[k * N + n]) > amax[n])
+                amax[n] = fabsf(g->wt[k * N + n]);
+    for (int f = 0; f < 2; f++) {
+        const spu_fmt fmt = f == RT_F8_E4M3 ? SPU_FMT_E4M3 : SPU_FMT_E5M2;
+        const float fmax = rt_f8_max(f), sx = rt_pow2_scale(in_scale * 127.0f, fmax);
+        g->wf[f] = malloc(N * K);
+        g->wsf[f] = malloc(N * sizeof *g->wsf[f]);
+        g->scf[f] = malloc(N * sizeof *g->scf[f]);
+        if (!g->wf[f] || !g->wsf[f] || !g->scf[f]) {
+            free(tmp);
+            free(amax);
+            return SPU_ENOMEM;
+        }
+        for (size_t n = 0; n < N; n++) {
+            g->wsf[f][n] = rt_pow2_scale(amax[n], fmax);
+            g->scf[f][n] = sx * g->wsf[f][n];
+        }
+        for (size_t k = 0; k < K; k++)
+            for (size_t n = 0; n < N; n++)          /* exact: a power-of-two divide */
+                tmp[k * N + n] = g->wt[k * N + n] / g->wsf[f][n];
+        spu_convert_from_f32(fmt, tmp, g->wf[f], N * K, NULL);
+    }
+    free(tmp);
+    free(amax);
     return 0;
 }
 

@@ -18,8 +18,8 @@ typedef struct rt_op_desc {
     int         kind;
     const char *name;       /* "op" in the graph file                        */
     int         nin;        /* inputs                                        */
-    int         device;     /* 1: its GEMMs run on the device (spu_gemm_i8)  */
-    const char *host[6];    /* host steps of an int8 run, NULL-terminated    */
+    int         device;     /* 1: its GEMMs run on the device (spu_gemm*)    */
+    const char *host[6];    /* host steps of a device run, NULL-terminated   */
 } rt_op_desc;
 
 extern const rt_op_desc rt_ops[RT_OP_COUNT];
@@ -32,7 +32,20 @@ typedef struct rt_gemm_w {
     float  *ws;             /* per-output-channel weight scale [N]      */
     float  *sc;             /* in_scale * ws[n]: the requant factor [N] */
     float  *bias;           /* [N]                                      */
+    /* FP8 (index RT_F8_E4M3, RT_F8_E5M2): codes of W^T [K][N] with a
+     * power-of-two scale per output channel (docs/runtime.md) */
+    uint8_t *wf[2];         /* FP8 codes of W^T / wsf[n]                */
+    float   *wsf[2];        /* per-channel scale, a power of two [N]    */
+    float   *scf[2];        /* act scale * wsf[n] (exact: two powers of two) [N] */
 } rt_gemm_w;
+
+enum { RT_F8_E4M3, RT_F8_E5M2 };
+
+/* The power of two s with amax / s <= fmax > amax / (2 s): the FP8 scale of a
+ * tensor whose largest magnitude is amax (1 for amax = 0). */
+float rt_pow2_scale(float amax, float fmax);
+/* Largest finite value of the FP8 format (448, 57344). */
+float rt_f8_max(int f8);
 
 typedef struct rt_tensor {
     char  *name;

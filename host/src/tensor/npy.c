@@ -357,7 +357,7 @@ int spu_npy_load(const char *path, spu_tensor *t, char *err, size_t errcap)
     if (fstat(fileno(f), &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
         fclose(f);
         if (err && errcap)
-            snprintf(err, errcap, "not a regular file or a pipe");
+            snprintf(err, errcap, "%s: not a regular file or a pipe", path);
         return SPU_EIO;
     }
     size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 1 << 16, n = 0;

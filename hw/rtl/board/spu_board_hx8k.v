@@ -3,7 +3,7 @@
 // Pin mapping around spu_board_spu (PLL, reset, SPU, UART link, activity).
 // 12 MHz oscillator (J3) -> PLL (SB_PLL40_CORE) -> CLK_MHZ system clock; the
 // host link is the FT2232H channel B UART (RX B10, TX B12), 8N1 at BAUD
-// (3 Mbaud default; CLK_MHZ * 1e6 / BAUD must be an integer >= 4). Pins:
+// (default 0: 6 Mbaud at 24 MHz, 12 Mbaud at 48 MHz; spu_board_spu). Pins:
 // constraints/hx8k.pcf. Build: `make bitstream BOARD=hx8k`. The HX8K has no
 // DSP blocks (multipliers are LUTs) and no user button (power-on reset only).
 //   led_o[0]  heartbeat            led_o[1]  UART RX activity
@@ -18,7 +18,7 @@ module spu_board_hx8k #(
     parameter integer COLS        = 4,
     parameter [31:0]  FORMATS     = 32'h1,
     parameter integer CLK_MHZ     = 24,
-    parameter integer BAUD        = 3000000,
+    parameter integer BAUD        = 0,         // 0: fastest FT2232H rate (spu_board_spu)
     parameter integer SPAD_BYTES  = 8192,
     parameter integer SPAD_BANKS  = 2,
     parameter integer UCODE_WORDS = 256

@@ -2,8 +2,8 @@
 //
 // Pin mapping around spu_board_spu (PLL, reset, SPU, UART link, activity).
 // 12 MHz oscillator (pin 35) -> PLL -> CLK_MHZ system clock; the host link is
-// the FT2232H channel B UART (RX pin 6, TX pin 9), 8N1 at BAUD (3 Mbaud
-// default; CLK_MHZ * 1e6 / BAUD must be an integer >= 4). Pins:
+// the FT2232H channel B UART (RX pin 6, TX pin 9), 8N1 at BAUD
+// (default 0: 6 Mbaud at 24 MHz, 12 Mbaud at 48 MHz; spu_board_spu). Pins:
 // constraints/icebreaker.pcf. Build: `make bitstream BOARD=icebreaker`.
 //   btn_n_i   user button: reset (held low = reset)
 //   ledr_n_o  red LED: in reset (PLL not locked or button held)
@@ -20,7 +20,7 @@ module spu_board_icebreaker #(
     parameter integer COLS        = 4,
     parameter [31:0]  FORMATS     = 32'h1,
     parameter integer CLK_MHZ     = 24,
-    parameter integer BAUD        = 3000000,
+    parameter integer BAUD        = 0,         // 0: fastest FT2232H rate (spu_board_spu)
     parameter integer SPAD_BYTES  = 8192,
     parameter integer SPAD_BANKS  = 2,
     parameter integer UCODE_WORDS = 256

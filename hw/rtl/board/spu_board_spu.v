@@ -10,14 +10,17 @@
 // Board shape of the core: array row/column buses, 32-bit counters in an
 // EBR, one accumulator drained per cycle (DRAIN_LANES = 1: one requantizer).
 // CLK_MHZ is one of 24, 30, 36, 42, 48 (PLL settings from `icepll -i 12 -o F`);
-// CLK_MHZ * 1e6 / BAUD must be an integer >= 4.
+// CLK_MHZ * 1e6 / BAUD must be an integer >= 4. BAUD = 0 (the boards'
+// default) picks the fastest rate of the host's FT2232H (12 MHz / n: 12, 8,
+// 6 Mbaud, then fractional divisors) that the clock divides into >= 4 clocks
+// per bit: 12 Mbaud at 48 MHz, 6 Mbaud at 24, 30, 36 and 42 MHz.
 `default_nettype none
 module spu_board_spu #(
     parameter integer ROWS          = 4,
     parameter integer COLS          = 4,
     parameter [31:0]  FORMATS       = 32'h1,
     parameter integer CLK_MHZ       = 24,
-    parameter integer BAUD          = 3000000,
+    parameter integer BAUD          = 0,       // 0: fastest FT2232H rate (above)
     parameter integer SPAD_BYTES    = 8192,
     parameter integer SPAD_BANKS    = 2,
     parameter integer UCODE_WORDS   = 256,
@@ -38,7 +41,11 @@ module spu_board_spu #(
     localparam [6:0] DIVF = (CLK_MHZ == 48) ? 7'd63 : (CLK_MHZ == 42) ? 7'd55 :
                             (CLK_MHZ == 36) ? 7'd47 : (CLK_MHZ == 30) ? 7'd79 : 7'd63;
     localparam [2:0] DIVQ = (CLK_MHZ == 30 || CLK_MHZ == 24) ? 3'd5 : 3'd4;
-    localparam integer CLKS_PER_BIT = (CLK_MHZ * 1000000) / BAUD;
+    localparam integer BAUD_FT = (CLK_MHZ % 12 == 0 && CLK_MHZ >= 48) ? 12000000 :
+                                 (CLK_MHZ %  8 == 0 && CLK_MHZ >= 32) ?  8000000 :
+                                 (CLK_MHZ %  6 == 0 && CLK_MHZ >= 24) ?  6000000 : 3000000;
+    localparam integer BAUD_EFF = (BAUD != 0) ? BAUD : BAUD_FT;
+    localparam integer CLKS_PER_BIT = (CLK_MHZ * 1000000) / BAUD_EFF;
 
     wire clk, lock, rst;
     spu_pll_ice40 #(

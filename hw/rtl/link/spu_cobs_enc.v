@@ -8,6 +8,11 @@
 // A frame that ends in a zero gets the final empty block (code 0x01) the COBS
 // rules require. Input stalls while a block is being sent; each output byte
 // takes two cycles (RAM read, then offer).
+// The input goes through a two-entry queue whose in_ready_o is a flip-flop
+// (at most one byte held): the sender's byte mux (the command engine's reply
+// byte select) ends at the queue's registers instead of running on into the
+// encoder's state decision (that chain was the iCEBreaker's critical path,
+// 38.6 ns at seed 1). A byte per cycle still flows; a byte waits one cycle.
 `default_nettype none
 module spu_cobs_enc (
     input  wire       clk_i,
@@ -34,9 +39,15 @@ module spu_cobs_enc (
     reg       tail_q, tail_d;        // ...and then needs the empty block 0x01
     reg       we;
 
-    assign in_ready_o = (state_q == S_FILL);
-    assign idle_o     = (state_q == S_FILL) && (code_q == 8'd1);
-    wire in_fire  = in_valid_i && in_ready_o;
+    // input queue: entry 0 (head, what the encoder sees) and entry 1
+    reg       q0_v_q, q1_v_q, q0_last_q, q1_last_q;
+    reg [7:0] q0_data_q, q1_data_q;
+    wire      in_last = q0_last_q;
+    wire [7:0] in_data = q0_data_q;
+    wire      push = in_valid_i && !q1_v_q;
+    assign in_ready_o = !q1_v_q;
+    assign idle_o     = (state_q == S_FILL) && (code_q == 8'd1) && !q0_v_q;
+    wire in_fire  = q0_v_q && (state_q == S_FILL);
     wire out_fire = out_valid_o && out_ready_i;
 
     always @* begin
@@ -51,15 +62,15 @@ module spu_cobs_enc (
         out_data_o  = 8'h00;
         case (state_q)
             S_FILL: if (in_fire) begin
-                last_d = in_last_i;
+                last_d = in_last;
                 tail_d = 1'b0;
-                if (in_data_i == 8'h00) begin
+                if (in_data == 8'h00) begin
                     state_d = S_CODE;
-                    tail_d  = in_last_i;
+                    tail_d  = in_last;
                 end else begin
                     we     = 1'b1;
                     code_d = code_q + 8'd1;
-                    if (code_q == 8'd254 || in_last_i)
+                    if (code_q == 8'd254 || in_last)
                         state_d = S_CODE;
                 end
             end
@@ -100,8 +111,34 @@ module spu_cobs_enc (
     // block buffer: one write port, one synchronous read port
     always @(posedge clk_i) begin
         if (we)
-            buf_q[code_q] <= in_data_i;
+            buf_q[code_q] <= in_data;
         rdata_q <= buf_q[rd_q];
+    end
+
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            q0_v_q <= 1'b0;
+            q1_v_q <= 1'b0;
+        end else if (push && !in_fire) begin
+            if (!q0_v_q) q0_v_q <= 1'b1;
+            else         q1_v_q <= 1'b1;
+        end else if (!push && in_fire) begin
+            q0_v_q <= q1_v_q;
+            q1_v_q <= 1'b0;
+        end
+        // data: a push into an empty head or into the head being consumed
+        // (entry 1 empty then) lands in entry 0, otherwise in entry 1
+        if (push && (!q0_v_q || in_fire)) begin
+            q0_data_q <= in_data_i;
+            q0_last_q <= in_last_i;
+        end else if (in_fire) begin
+            q0_data_q <= q1_data_q;
+            q0_last_q <= q1_last_q;
+        end
+        if (push && q0_v_q && !in_fire) begin
+            q1_data_q <= in_data_i;
+            q1_last_q <= in_last_i;
+        end
     end
 
     always @(posedge clk_i) begin

@@ -85,18 +85,24 @@ module spu_mul_fp_pipe #(
         end else begin : g_pipe
             localparam integer PL_W = A_MAN + 1 + BL;
             localparam integer PH_W = A_MAN + 1 + BH;
-            localparam integer S1_W = 5 + PE_W + PL_W + PH_W;
+            localparam integer S1_W = 5 + PE_W;
             wire [PL_W-1:0] pl_d = a_sig * b_sig[BL-1:0];
             wire [PH_W-1:0] ph_d = a_sig * b_sig[B_MAN:BL];
+            // Three registers, not one: Yosys 0.23 ice40_dsp packs a
+            // multiplier's output register into its SB_MAC16 and, when two
+            // multipliers feed one $dff cell, loses the second one's bits
+            // (synth_ice40 -dsp then empties the whole design).
             wire [S1_W-1:0] s1_q;
+            wire [PL_W-1:0] pl;
+            wire [PH_W-1:0] ph;
             spu_pipe_stage #(.W(S1_W), .EN(1)) u_s1 (
                 .clk_i(clk_i),
-                .d_i({s1_sign, s1_zero, s1_inf, s1_nan, s1_spec, s1_exp, pl_d, ph_d}),
+                .d_i({s1_sign, s1_zero, s1_inf, s1_nan, s1_spec, s1_exp}),
                 .q_o(s1_q));
-            wire [PH_W-1:0]  ph    = s1_q[PH_W-1:0];
-            wire [PL_W-1:0]  pl    = s1_q[PH_W +: PL_W];
-            wire [PE_W-1:0]  exp_q = s1_q[PH_W+PL_W +: PE_W];
-            wire             spec  = s1_q[PH_W+PL_W+PE_W];
+            spu_pipe_stage #(.W(PL_W), .EN(1)) u_pl (.clk_i(clk_i), .d_i(pl_d), .q_o(pl));
+            spu_pipe_stage #(.W(PH_W), .EN(1)) u_ph (.clk_i(clk_i), .d_i(ph_d), .q_o(ph));
+            wire [PE_W-1:0]  exp_q = s1_q[PE_W-1:0];
+            wire             spec  = s1_q[PE_W];
             wire [3:0]       cls   = s1_q[S1_W-1 -: 4];
             // ---- stage 2: add the partial products, canonical specials ---
             wire [SIG_W-1:0] sig = {{(SIG_W-PL_W){1'b0}}, pl} +
