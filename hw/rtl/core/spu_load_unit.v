@@ -171,8 +171,12 @@ module spu_load_unit #(
             fl_q <= fl_q - {{(FW-1){1'b0}}, 1'b1};
     end
 
+    // the entry's fields load in every cycle the entry is free (accept_o),
+    // pushed or not: only the valid bit waits for push_i (timing: the
+    // sequencer's decision -- register compares, traps -- drives one flip-flop,
+    // not the enables of ~70; a field loaded without a push is never used)
     always @(posedge clk_i) begin
-        if (push_i) begin
+        if (accept_o) begin
             pk_q  <= kind_i;
             pa_q  <= a_addr_i;
             pb_q  <= b_addr_i;
