@@ -222,7 +222,13 @@ module spu_core #(
         end
     endgenerate
     wire drain_go = toks_q[NW-1];
-    wire drain_ok = (toks_q == {NW{1'b0}}) && drain_free;
+    // (toks_q == 0) kept in a register (timing: the launch decision of the
+    // tensor unit starts from flip-flops)
+    reg toks_zero_q;
+    always @(posedge clk_i)
+        if (rst_i || stop_i) toks_zero_q <= 1'b1;
+        else                 toks_zero_q <= (toks_q[NW-2:0] == {(NW-1){1'b0}}) && !tok_st;
+    wire drain_ok = toks_zero_q && drain_free;
 
     spu_load_unit #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),

@@ -102,7 +102,17 @@ module spu_drain_unit #(
     reg [1:0]              round_q;
 
     wire   writing = (rem_q != {RW{1'b0}});   // a word is formed this cycle
-    assign free_o = (rem_q <= {{(RW-2){1'b0}}, 2'd2});
+    // free_o = (rem_q <= 2), kept in a register that follows rem_q's updates
+    // (timing: no compare between rem_q and the tensor unit's launch)
+    localparam [RW-1:0] R2 = 2;
+    localparam [RW-1:0] D32R = D32[RW-1:0], D8R = D8[RW-1:0];
+    reg free_q;
+    always @(posedge clk_i) begin
+        if (rst_i)        free_q <= 1'b1;
+        else if (go_i)    free_q <= out4 ? (D32R <= R2) : (D8R <= R2);
+        else if (writing) free_q <= ((rem_q >> 2) == {RW{1'b0}});   // rem_q - 1 <= 2
+    end
+    assign free_o = free_q;
     // the word leaves through a register (timing: requantizer -> EBR); the
     // scratchpad write is one cycle after the word is formed, which the
     // one-cycle-late swap already allows for (spu_core): an mm after the

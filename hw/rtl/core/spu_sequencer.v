@@ -477,13 +477,12 @@ module spu_sequencer #(
                 P_EXEC: begin
                     if (ex_trap) begin
                         // the tensor unit finishes what it took (the model
-                        // applied it) before the state says TRAPPED
+                        // applied it) before the state says TRAPPED; P_WAIT
+                        // also puts pc back on the trapping instruction (pc_q
+                        // below), so a trap always passes through it (one
+                        // cycle at least: not counted in CYCLES)
                         trap_q <= ex_cause;
-                        if (tu_idle_i) begin
-                            ph_q <= P_OFF; status_q <= STATE_TRAPPED;
-                        end else begin
-                            ph_q <= P_WAIT;
-                        end
+                        ph_q   <= P_WAIT;
                     end else if (ex_done) begin
                         if (ex_halt) begin
                             ph_q <= P_OFF; status_q <= STATE_HALTED;
@@ -500,10 +499,20 @@ module spu_sequencer #(
         end
     end
 
-    // pc: written by every EXEC that leaves (not halt), the trap decision
-    // last -- a trap keeps the pc (timing: the enable does not wait for it);
-    // mm's range trap returns to the mm
-    wire pc_exec = exec && !stays && !is_halt;
+    // pc: written by every EXEC that leaves (not halt) with npc, trap or not
+    // (timing: the trap decision, from the register file's compares, reaches
+    // neither pc's enable nor its data); a trap of EXEC puts it back in the
+    // next cycle (P_WAIT) from epc_q, the pc of the instruction in EXEC
+    // (< UCODE_WORDS there). FETCH's traps (pc range, watchdog) never write
+    // it (f_trap_q), so an out-of-range pc stays whole. mm's range trap
+    // returns to the mm.
+    reg [UAW-1:0] epc_q;
+    reg           restore_q;
+    always @(posedge clk_i) begin
+        if (ph_q == P_FETCH) epc_q <= pc_q[UAW-1:0];
+        restore_q <= exec && ex_trap && !f_trap_q && !mm_kill && !rst_i && !stop_i && !run_i;
+    end
+    wire pc_exec = exec && !stays && !is_halt && !f_trap_q;
     always @(posedge clk_i) begin
         if (rst_i)
             pc_q <= 32'd0;
@@ -513,8 +522,10 @@ module spu_sequencer #(
             pc_q <= run_pc_i;
         else if (mm_kill)
             pc_q <= {{(32-UAW){1'b0}}, mm_bad_pc_i};
+        else if (restore_q)
+            pc_q <= {{(32-UAW){1'b0}}, epc_q};
         else if (pc_exec)
-            pc_q <= ex_trap ? pc_q : npc;
+            pc_q <= npc;
     end
 
     // ---- outputs ---------------------------------------------------------------------
