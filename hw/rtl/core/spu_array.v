@@ -45,7 +45,22 @@ module spu_array #(
     output wire [ROWS*COLS*ACC_W-1:0] acc_o,
     output wire [ROWS*COLS*4-1:0] flags_o
 );
-    localparam integer FLAGS = (ACC_W > 32) ? 1 : 0;
+    // act: some operand register may hold a nonzero byte this cycle. Tile
+    // (i,j)'s operands entered the edges at most NH cycles ago (NH = the
+    // longer edge; BROADCAST: 1), so when no nonzero byte entered in the last
+    // NH cycles every operand register is 0, every term is 0 (in every format:
+    // +0 x +0) and the tiles and operand registers hold (op_en, act_i): the
+    // same result, and a simulator skips the array (docs/sim.md "Speed").
+    localparam integer NH = (BROADCAST != 0) ? 1 : ((ROWS > COLS) ? ROWS : COLS);
+    wire in_nz = (|west_i) | (|north_i);
+    reg  [NH:0] hist_q;                    // bit n: a nonzero byte entered n+1 cycles ago (bit NH unused)
+    always @(posedge clk_i) begin
+        if (rst_i) hist_q <= {(NH+1){1'b0}};
+        else       hist_q <= {hist_q[NH-1:0], in_nz};
+    end
+    wire act   = |hist_q[NH-1:0];
+    wire op_en = in_nz | act;
+    wire unused_h = hist_q[NH];
     // the operands tile (i,j) multiplies this cycle, at [(i*COLS+j)*8 +: 8]
     wire [ROWS*COLS*8-1:0] a_t, b_t;
     genvar gi, gj, gp;
@@ -58,7 +73,7 @@ module spu_array #(
                 if (rst_i) begin
                     ar_q <= {ROWS*8{1'b0}};
                     bc_q <= {COLS*8{1'b0}};
-                end else begin
+                end else if (op_en) begin
                     ar_q <= west_i;
                     bc_q <= north_i;
                 end
@@ -78,7 +93,7 @@ module spu_array #(
                 if (rst_i) begin
                     a_q <= {ROWS*COLS*8{1'b0}};
                     b_q <= {ROWS*COLS*8{1'b0}};
-                end else begin
+                end else if (op_en) begin
                     for (i = 0; i < ROWS; i = i + 1)
                         for (j = 0; j < COLS; j = j + 1) begin
                             a_q[(i*COLS+j)*8 +: 8] <= (j == 0) ? west_i[i*8 +: 8]
@@ -94,10 +109,9 @@ module spu_array #(
     endgenerate
 
     localparam integer NT = ROWS * COLS;
-    wire [NT*ACC_W-1:0] prod;
-    wire [NT-1:0]       p_nan, p_inf, p_sign;
     generate
         if (USE_ICE40_DSP != 0 && ACC_W == 32) begin : g_dsp   // int8-only builds
+            wire [NT*ACC_W-1:0] prod;
             // tiles 2p and 2p+1 (row-major) share one DSP block
             for (gp = 0; gp < (NT + 1) / 2; gp = gp + 1) begin : g_pair
                 localparam integer T1 = (2 * gp + 1 < NT) ? 2 * gp + 1 : 2 * gp;
@@ -114,29 +128,31 @@ module spu_array #(
                     wire [15:0] unused_p1 = p1;
                 end
             end
-            assign p_nan = {NT{1'b0}};
-            assign p_inf = {NT{1'b0}};
-            assign p_sign = {NT{1'b0}};
             wire [3:0] unused_fmt = fmt_i;
-        end else begin : g_generic
-            for (gp = 0; gp < NT; gp = gp + 1) begin : g_tile
-                spu_tile_mul #(.FORMATS(FORMATS), .ACC_W(ACC_W)) u_mul (
-                    .fmt_i(fmt_i), .a_i(a_t[gp*8 +: 8]), .b_i(b_t[gp*8 +: 8]),
-                    .term_o(prod[gp*ACC_W +: ACC_W]),
-                    .nan_o(p_nan[gp]), .inf_o(p_inf[gp]), .sign_o(p_sign[gp])
-                );
+            wire       unused_act = act;
+            for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
+                for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
+                    localparam integer T = gi * COLS + gj;
+                    spu_tile #(.ACC_W(ACC_W), .FLAGS(0)) u_tile (
+                        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]),
+                        .term_i(prod[T*ACC_W +: ACC_W]),
+                        .nan_i(1'b0), .inf_i(1'b0), .sign_i(1'b0),
+                        .acc_o (acc_o[T*ACC_W +: ACC_W]),
+                        .flags_o(flags_o[T*4 +: 4])
+                    );
+                end
             end
-        end
-        for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
-            for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
-                localparam integer T = gi * COLS + gj;
-                spu_tile #(.ACC_W(ACC_W), .FLAGS(FLAGS)) u_tile (
-                    .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]),
-                    .term_i(prod[T*ACC_W +: ACC_W]),
-                    .nan_i(p_nan[T]), .inf_i(p_inf[T]), .sign_i(p_sign[T]),
-                    .acc_o (acc_o[T*ACC_W +: ACC_W]),
-                    .flags_o(flags_o[T*4 +: 4])
-                );
+        end else begin : g_generic
+            for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
+                for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
+                    localparam integer T = gi * COLS + gj;
+                    spu_tile_mac #(.FORMATS(FORMATS), .ACC_W(ACC_W)) u_tile (
+                        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]), .act_i(act),
+                        .fmt_i(fmt_i), .a_i(a_t[T*8 +: 8]), .b_i(b_t[T*8 +: 8]),
+                        .acc_o (acc_o[T*ACC_W +: ACC_W]),
+                        .flags_o(flags_o[T*4 +: 4])
+                    );
+                end
             end
         end
     endgenerate
