@@ -1,6 +1,6 @@
 /*
  * datapath.c -- the tile arithmetic of the reference model, bit-exact with
- * hw/rtl/core/spu_tile_mul.v, spu_tile.v and the f32 lanes of
+ * hw/rtl/core/spu_tile_mac.v, spu_tile.v and the f32 lanes of
  * spu_drain_unit.v (docs/numerics.md "Datapath numerics"). The products and
  * the final rounding use the C twins of the RTL numerics units
  * (numerics_hw.h: spu_mul_fp, spu_fx2f32).

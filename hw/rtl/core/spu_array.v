@@ -17,16 +17,17 @@
 // zacc / st token's wave, spu_core) zeroes tile (i,j)'s accumulator in that
 // cycle (its term that cycle is the token's zero word). acc_o is every tile's accumulator register, tile (i,j) at
 // bits [(i*COLS+j)*ACC_W +: ACC_W] (a wide bus, not a mux: the drain unit
-// snapshots it), flags_o its flags at [(i*COLS+j)*4 +: 4] (spu_tile).
+// snapshots it), flags_o its flags at [(i*COLS+j)*4 +: 4] (spu_tile_mac).
 // ACC_W = 32 for a build that carries int8 only; wider (80) with a float
 // format in FORMATS (docs/numerics.md "Datapath numerics"), which also
 // gives the tiles their flags.
 // The operand registers live here, not in the tile, so the edge tiles carry no
-// unused east/south outputs; so do the multipliers: USE_ICE40_DSP = 0 gives
-// each tile a spu_tile_mul (format-generic port), USE_ICE40_DSP = 1 (iCE40
-// UP5K) gives each pair of tiles one spu_mul8x2 = one SB_MAC16 in 8x8 mode,
-// int8 only: the decoder traps every cfg whose `in` is not int8, so fmt_i is
-// always int8 and the two paths give the same products.
+// unused east/south outputs. USE_ICE40_DSP = 0: each tile is a spu_tile_mac
+// (format-generic multiply-accumulate, FORMATS); USE_ICE40_DSP = 1 (iCE40
+// UP5K) gives each pair of tiles one spu_mul8x2 = one SB_MAC16 in 8x8 mode
+// feeding two spu_tile accumulators, int8 only: the decoder traps every cfg
+// whose `in` is not int8, so fmt_i is always int8 and the two paths give the
+// same products.
 `default_nettype none
 module spu_array #(
     parameter integer ROWS = 8,
@@ -45,6 +46,11 @@ module spu_array #(
     output wire [ROWS*COLS*ACC_W-1:0] acc_o,
     output wire [ROWS*COLS*4-1:0] flags_o
 );
+`include "spu_isa.vh"
+    localparam integer FP_LSB   = -32;   // weight 2^FP_LSB of the float accumulators' LSB
+    localparam integer HAS_E4M3 = (FORMATS[{1'b0, DT_E4M3}] != 1'b0) ? 1 : 0;
+    localparam integer HAS_E5M2 = (FORMATS[{1'b0, DT_E5M2}] != 1'b0) ? 1 : 0;
+    localparam [7:0]   LSB8     = FP_LSB[7:0];
     // act: some operand register may hold a nonzero byte this cycle. Tile
     // (i,j)'s operands entered the edges at most NH cycles ago (NH = the
     // longer edge; BROADCAST: 1), so when no nonzero byte entered in the last
@@ -59,7 +65,9 @@ module spu_array #(
         else       hist_q <= {hist_q[NH-1:0], in_nz};
     end
     wire act   = |hist_q[NH-1:0];
-    wire op_en = in_nz | act;
+    // (not on the UP5K's DSP path: its area is tight, and its tiles add every cycle)
+    localparam integer GUARD = (USE_ICE40_DSP != 0 && ACC_W == 32) ? 0 : 1;
+    wire op_en = (GUARD == 0) | in_nz | act;
     wire unused_h = hist_q[NH];
     // the operands tile (i,j) multiplies this cycle, at [(i*COLS+j)*8 +: 8]
     wire [ROWS*COLS*8-1:0] a_t, b_t;
@@ -143,18 +151,121 @@ module spu_array #(
                 end
             end
         end else begin : g_generic
-            for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
-                for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
-                    localparam integer T = gi * COLS + gj;
-                    spu_tile_mac #(.FORMATS(FORMATS), .ACC_W(ACC_W)) u_tile (
-                        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]), .act_i(act),
-                        .fmt_i(fmt_i), .a_i(a_t[T*8 +: 8]), .b_i(b_t[T*8 +: 8]),
-                        .acc_o (acc_o[T*ACC_W +: ACC_W]),
-                        .flags_o(flags_o[T*4 +: 4])
-                    );
+            // The tiles as one register file: tile t = i*COLS+j keeps its
+            // accumulator at acc_q[t*ACC_W +: ACC_W] (acc_o is this register
+            // itself: no bus to assemble) and, with a float format, its flags
+            // {ovf, ninf, pinf, nan} at flg_q[t*4 +: 4]. Per tile and cycle:
+            // clr_i[t] zeroes both (and drops the term); else, when act, the
+            // product of its operand pair in format fmt_i is added (mac /
+            // prod32 below: docs/numerics.md "Datapath numerics").
+            reg [NT*ACC_W-1:0] acc_q;
+            integer t;
+            if (ACC_W == 32) begin : g_acc32
+                always @(posedge clk_i) begin
+                    if (rst_i) begin
+                        acc_q <= {NT*ACC_W{1'b0}};
+                    end else if (act || (|clr_i)) begin
+                        for (t = 0; t < NT; t = t + 1)
+                            if (clr_i[t])
+                                acc_q[t*ACC_W +: ACC_W] <= 32'd0;
+                            else if (act)
+                                acc_q[t*ACC_W +: ACC_W] <= acc_q[t*ACC_W +: ACC_W]
+                                                         + prod32(a_t[t*8 +: 8], b_t[t*8 +: 8]);
+                    end
                 end
+                assign flags_o = {NT*4{1'b0}};
+                wire [3:0] unused_fmt = fmt_i;
+            end else begin : g_accw
+                reg [NT*4-1:0] flg_q;
+            // One multiply-accumulate step (ACC_W > 32): state {ovf, ninf, pinf, nan,
+            // acc} -> the next state. The float product is spu_mul_fp's exact product
+            // (value (-1)^sgn * sig * 2^ex, ex the signed exponent of sig's LSB;
+            // biased exponent 0 counts as 1: subnormals), shifted onto the grid; its
+            // magnitude is below 2^64 (header), so it is formed in 64 bits and added
+            // or subtracted (the same ACC_W-bit sum as adding the two's-complement term).
+            function [ACC_W+3:0] mac(input [ACC_W+3:0] st, input [3:0] fmt,
+                                     input [7:0] a, input [7:0] b);
+                reg [ACC_W-1:0] acc, sum;
+                reg [63:0]      mag;
+                reg [15:0]      p;
+                reg [7:0]       sig, sh;
+                reg [4:0]       ae, be;
+                reg [3:0]       as, bs;
+                reg             sgn, pnan, pinf, an, bn, ai, bi, tneg, ovf;
+                begin
+                    acc  = st[ACC_W-1:0];
+                    sgn  = a[7] ^ b[7];
+                    pnan = 1'b0;
+                    pinf = 1'b0;
+                    mag  = 64'd0;
+                    tneg = 1'b0;
+                    if (fmt == DT_INT8) begin
+                        p    = $signed(a) * $signed(b);
+                        tneg = p[15];
+                        mag  = {48'd0, tneg ? -p : p};
+                    end else if (fmt == DT_E4M3 && HAS_E4M3 != 0) begin
+                        // 1.4.3, bias 7; NaN = S.1111.111; no Inf
+                        ae   = {1'b0, a[6:3] | {3'd0, ~(|a[6:3])}};
+                        be   = {1'b0, b[6:3] | {3'd0, ~(|b[6:3])}};
+                        as   = {|a[6:3], a[2:0]};
+                        bs   = {|b[6:3], b[2:0]};
+                        pnan = (&a[6:0]) | (&b[6:0]);
+                        sig  = {4'd0, as} * {4'd0, bs};
+                        sh   = {3'd0, ae} + {3'd0, be} - 8'd20 - LSB8;   // ex = ae + be - 2 x (bias + 3)
+                        mag  = pnan ? 64'd0 : ({56'd0, sig} << sh);
+                        tneg = sgn & (mag != 64'd0);
+                    end else if (fmt == DT_E5M2 && HAS_E5M2 != 0) begin
+                        // 1.5.2, bias 15; IEEE Inf / NaN
+                        ae   = a[6:2] | {4'd0, ~(|a[6:2])};
+                        be   = b[6:2] | {4'd0, ~(|b[6:2])};
+                        as   = {1'b0, |a[6:2], a[1:0]};
+                        bs   = {1'b0, |b[6:2], b[1:0]};
+                        an   = (&a[6:2]) & (|a[1:0]);
+                        bn   = (&b[6:2]) & (|b[1:0]);
+                        ai   = (&a[6:2]) & ~(|a[1:0]);
+                        bi   = (&b[6:2]) & ~(|b[1:0]);
+                        pnan = an | bn | (ai & ~(|b[6:0])) | (bi & ~(|a[6:0]));
+                        pinf = ~pnan & (ai | bi);
+                        sig  = {4'd0, as} * {4'd0, bs};
+                        sh   = {3'd0, ae} + {3'd0, be} - 8'd34 - LSB8;   // ex = ae + be - 2 x (bias + 2)
+                        mag  = (pnan | pinf) ? 64'd0 : ({56'd0, sig} << sh);
+                        tneg = sgn & (mag != 64'd0);
+                    end
+                    sum = tneg ? acc - {{(ACC_W-64){1'b0}}, mag} : acc + {{(ACC_W-64){1'b0}}, mag};
+                    ovf = (acc[ACC_W-1] == tneg) && (sum[ACC_W-1] != acc[ACC_W-1]);
+                    mac = {st[ACC_W+3] | ovf, st[ACC_W+2] | (pinf & sgn), st[ACC_W+1] | (pinf & ~sgn),
+                           st[ACC_W] | pnan, sum};
+                end
+            endfunction
+
+                always @(posedge clk_i) begin
+                    if (rst_i) begin
+                        acc_q <= {NT*ACC_W{1'b0}};
+                        flg_q <= {NT*4{1'b0}};
+                    end else if (act || (|clr_i)) begin
+                        for (t = 0; t < NT; t = t + 1)
+                            if (clr_i[t]) begin
+                                acc_q[t*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                flg_q[t*4 +: 4]         <= 4'd0;
+                            end else if (act) begin
+                                {flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]} <=
+                                    mac({flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]}, fmt_i,
+                                        a_t[t*8 +: 8], b_t[t*8 +: 8]);
+                            end
+                    end
+                end
+                assign flags_o = flg_q;
             end
+            assign acc_o = acc_q;
         end
     endgenerate
+    function [31:0] prod32(input [7:0] a, input [7:0] b);
+        reg [15:0] p;
+        begin
+            p = $signed(a) * $signed(b);
+            prod32 = {{16{p[15]}}, p};
+        end
+    endfunction
+
 endmodule
 `default_nettype wire
