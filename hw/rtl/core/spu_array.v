@@ -17,17 +17,18 @@
 // zacc / st token's wave, spu_core) zeroes tile (i,j)'s accumulator in that
 // cycle (its term that cycle is the token's zero word). acc_o is every tile's accumulator register, tile (i,j) at
 // bits [(i*COLS+j)*ACC_W +: ACC_W] (a wide bus, not a mux: the drain unit
-// snapshots it), flags_o its flags at [(i*COLS+j)*4 +: 4] (spu_tile_mac).
+// snapshots it), flags_o its flags {ovf, ninf, pinf, nan} at [(i*COLS+j)*4 +: 4].
 // ACC_W = 32 for a build that carries int8 only; wider (80) with a float
 // format in FORMATS (docs/numerics.md "Datapath numerics"), which also
 // gives the tiles their flags.
-// The operand registers live here, not in the tile, so the edge tiles carry no
-// unused east/south outputs. USE_ICE40_DSP = 0: each tile is a spu_tile_mac
-// (format-generic multiply-accumulate, FORMATS); USE_ICE40_DSP = 1 (iCE40
-// UP5K) gives each pair of tiles one spu_mul8x2 = one SB_MAC16 in 8x8 mode
-// feeding two spu_tile accumulators, int8 only: the decoder traps every cfg
-// whose `in` is not int8, so fmt_i is always int8 and the two paths give the
-// same products.
+// The operand registers live here, so the edge tiles carry no unused
+// east/south outputs. USE_ICE40_DSP = 0: the tiles are one accumulator
+// register file and a format-generic multiply-accumulate per tile (g_generic,
+// FORMATS; behind the activity guard below). USE_ICE40_DSP = 1 (iCE40 UP5K,
+// int8 only) gives each pair of tiles one spu_mul8x2 = one SB_MAC16 in 8x8
+// mode feeding two spu_tile accumulators: the decoder traps every cfg whose
+// `in` is not int8, so fmt_i is always int8 and the two paths give the same
+// products.
 `default_nettype none
 module spu_array #(
     parameter integer ROWS = 8,
@@ -138,15 +139,14 @@ module spu_array #(
             end
             wire [3:0] unused_fmt = fmt_i;
             wire       unused_act = act;
+            assign flags_o = {NT*4{1'b0}};
             for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
                 for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
                     localparam integer T = gi * COLS + gj;
-                    spu_tile #(.ACC_W(ACC_W), .FLAGS(0)) u_tile (
+                    spu_tile #(.ACC_W(ACC_W)) u_tile (
                         .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]),
                         .term_i(prod[T*ACC_W +: ACC_W]),
-                        .nan_i(1'b0), .inf_i(1'b0), .sign_i(1'b0),
-                        .acc_o (acc_o[T*ACC_W +: ACC_W]),
-                        .flags_o(flags_o[T*4 +: 4])
+                        .acc_o (acc_o[T*ACC_W +: ACC_W])
                     );
                 end
             end
