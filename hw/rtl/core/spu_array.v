@@ -56,7 +56,7 @@ module spu_array #(
     // (i,j)'s operands entered the edges at most NH cycles ago (NH = the
     // longer edge; BROADCAST: 1), so when no nonzero byte entered in the last
     // NH cycles every operand register is 0, every term is 0 (in every format:
-    // +0 x +0) and the tiles and operand registers hold (op_en, act_i): the
+    // +0 x +0) and the tiles and operand registers hold (op_en, act): the
     // same result, and a simulator skips the array (docs/sim.md "Speed").
     localparam integer NH = (BROADCAST != 0) ? 1 : ((ROWS > COLS) ? ROWS : COLS);
     wire in_nz = (|west_i) | (|north_i);
@@ -181,7 +181,8 @@ module spu_array #(
             // acc} -> the next state. The float product is spu_mul_fp's exact product
             // (value (-1)^sgn * sig * 2^ex, ex the signed exponent of sig's LSB;
             // biased exponent 0 counts as 1: subnormals), shifted onto the grid; its
-            // magnitude is below 2^64 (header), so it is formed in 64 bits and added
+            // magnitude is below 2^64 (every e4m3 / e5m2 product is an integer multiple
+            // of 2^FP_LSB = 2^-32 and below 2^32), so it is formed in 64 bits and added
             // or subtracted (the same ACC_W-bit sum as adding the two's-complement term).
             function [ACC_W+3:0] mac(input [ACC_W+3:0] st, input [3:0] fmt,
                                      input [7:0] a, input [7:0] b);
