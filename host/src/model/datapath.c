@@ -1,6 +1,6 @@
 /*
  * datapath.c -- the tile arithmetic of the reference model, bit-exact with
- * hw/rtl/core/spu_tile_mul.v, spu_tile.v and the f32 lanes of
+ * hw/rtl/core/spu_array.v (the tiles' mac) and the f32 lanes of
  * spu_drain_unit.v (docs/numerics.md "Datapath numerics"). The products and
  * the final rounding use the C twins of the RTL numerics units
  * (numerics_hw.h: spu_mul_fp, spu_fx2f32).
@@ -30,7 +30,7 @@ static i128 wrap_acc(u128 v)
 }
 
 /* acc += term on the SPU_ACC_W-bit register; ovf when the sum wraps (both
- * addends of one sign, the sum of the other: spu_tile). */
+ * addends of one sign, the sum of the other: spu_array). */
 static void acc_add(spu_dp_acc *t, i128 term)
 {
     i128 sum = wrap_acc((u128)t->v + (u128)term);

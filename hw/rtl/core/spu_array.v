@@ -17,16 +17,18 @@
 // zacc / st token's wave, spu_core) zeroes tile (i,j)'s accumulator in that
 // cycle (its term that cycle is the token's zero word). acc_o is every tile's accumulator register, tile (i,j) at
 // bits [(i*COLS+j)*ACC_W +: ACC_W] (a wide bus, not a mux: the drain unit
-// snapshots it), flags_o its flags at [(i*COLS+j)*4 +: 4] (spu_tile).
+// snapshots it), flags_o its flags {ovf, ninf, pinf, nan} at [(i*COLS+j)*4 +: 4].
 // ACC_W = 32 for a build that carries int8 only; wider (80) with a float
 // format in FORMATS (docs/numerics.md "Datapath numerics"), which also
 // gives the tiles their flags.
-// The operand registers live here, not in the tile, so the edge tiles carry no
-// unused east/south outputs; so do the multipliers: USE_ICE40_DSP = 0 gives
-// each tile a spu_tile_mul (format-generic port), USE_ICE40_DSP = 1 (iCE40
-// UP5K) gives each pair of tiles one spu_mul8x2 = one SB_MAC16 in 8x8 mode,
-// int8 only: the decoder traps every cfg whose `in` is not int8, so fmt_i is
-// always int8 and the two paths give the same products.
+// The operand registers live here, so the edge tiles carry no unused
+// east/south outputs. USE_ICE40_DSP = 0: the tiles are one accumulator
+// register file and a format-generic multiply-accumulate per tile (g_generic,
+// FORMATS; behind the activity guard below). USE_ICE40_DSP = 1 (iCE40 UP5K,
+// int8 only) gives each pair of tiles one spu_mul8x2 = one SB_MAC16 in 8x8
+// mode feeding two spu_tile accumulators: the decoder traps every cfg whose
+// `in` is not int8, so fmt_i is always int8 and the two paths give the same
+// products.
 `default_nettype none
 module spu_array #(
     parameter integer ROWS = 8,
@@ -45,7 +47,29 @@ module spu_array #(
     output wire [ROWS*COLS*ACC_W-1:0] acc_o,
     output wire [ROWS*COLS*4-1:0] flags_o
 );
-    localparam integer FLAGS = (ACC_W > 32) ? 1 : 0;
+`include "spu_isa.vh"
+    localparam integer FP_LSB   = -32;   // weight 2^FP_LSB of the float accumulators' LSB
+    localparam integer HAS_E4M3 = (FORMATS[{1'b0, DT_E4M3}] != 1'b0) ? 1 : 0;
+    localparam integer HAS_E5M2 = (FORMATS[{1'b0, DT_E5M2}] != 1'b0) ? 1 : 0;
+    localparam [7:0]   LSB8     = FP_LSB[7:0];
+    // act: some operand register may hold a nonzero byte this cycle. Tile
+    // (i,j)'s operands entered the edges at most NH cycles ago (NH = the
+    // longer edge; BROADCAST: 1), so when no nonzero byte entered in the last
+    // NH cycles every operand register is 0, every term is 0 (in every format:
+    // +0 x +0) and the tiles and operand registers hold (op_en, act): the
+    // same result, and a simulator skips the array (docs/sim.md "Speed").
+    localparam integer NH = (BROADCAST != 0) ? 1 : ((ROWS > COLS) ? ROWS : COLS);
+    wire in_nz = (|west_i) | (|north_i);
+    reg  [NH:0] hist_q;                    // bit n: a nonzero byte entered n+1 cycles ago (bit NH unused)
+    always @(posedge clk_i) begin
+        if (rst_i) hist_q <= {(NH+1){1'b0}};
+        else       hist_q <= {hist_q[NH-1:0], in_nz};
+    end
+    wire act   = |hist_q[NH-1:0];
+    // (not on the UP5K's DSP path: its area is tight, and its tiles add every cycle)
+    localparam integer GUARD = (USE_ICE40_DSP != 0 && ACC_W == 32) ? 0 : 1;
+    wire op_en = (GUARD == 0) | in_nz | act;
+    wire unused_h = hist_q[NH];
     // the operands tile (i,j) multiplies this cycle, at [(i*COLS+j)*8 +: 8]
     wire [ROWS*COLS*8-1:0] a_t, b_t;
     genvar gi, gj, gp;
@@ -58,7 +82,7 @@ module spu_array #(
                 if (rst_i) begin
                     ar_q <= {ROWS*8{1'b0}};
                     bc_q <= {COLS*8{1'b0}};
-                end else begin
+                end else if (op_en) begin
                     ar_q <= west_i;
                     bc_q <= north_i;
                 end
@@ -78,7 +102,7 @@ module spu_array #(
                 if (rst_i) begin
                     a_q <= {ROWS*COLS*8{1'b0}};
                     b_q <= {ROWS*COLS*8{1'b0}};
-                end else begin
+                end else if (op_en) begin
                     for (i = 0; i < ROWS; i = i + 1)
                         for (j = 0; j < COLS; j = j + 1) begin
                             a_q[(i*COLS+j)*8 +: 8] <= (j == 0) ? west_i[i*8 +: 8]
@@ -94,10 +118,9 @@ module spu_array #(
     endgenerate
 
     localparam integer NT = ROWS * COLS;
-    wire [NT*ACC_W-1:0] prod;
-    wire [NT-1:0]       p_nan, p_inf, p_sign;
     generate
         if (USE_ICE40_DSP != 0 && ACC_W == 32) begin : g_dsp   // int8-only builds
+            wire [NT*ACC_W-1:0] prod;
             // tiles 2p and 2p+1 (row-major) share one DSP block
             for (gp = 0; gp < (NT + 1) / 2; gp = gp + 1) begin : g_pair
                 localparam integer T1 = (2 * gp + 1 < NT) ? 2 * gp + 1 : 2 * gp;
@@ -114,31 +137,136 @@ module spu_array #(
                     wire [15:0] unused_p1 = p1;
                 end
             end
-            assign p_nan = {NT{1'b0}};
-            assign p_inf = {NT{1'b0}};
-            assign p_sign = {NT{1'b0}};
             wire [3:0] unused_fmt = fmt_i;
+            wire       unused_act = act;
+            assign flags_o = {NT*4{1'b0}};
+            for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
+                for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
+                    localparam integer T = gi * COLS + gj;
+                    spu_tile #(.ACC_W(ACC_W)) u_tile (
+                        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]),
+                        .term_i(prod[T*ACC_W +: ACC_W]),
+                        .acc_o (acc_o[T*ACC_W +: ACC_W])
+                    );
+                end
+            end
         end else begin : g_generic
-            for (gp = 0; gp < NT; gp = gp + 1) begin : g_tile
-                spu_tile_mul #(.FORMATS(FORMATS), .ACC_W(ACC_W)) u_mul (
-                    .fmt_i(fmt_i), .a_i(a_t[gp*8 +: 8]), .b_i(b_t[gp*8 +: 8]),
-                    .term_o(prod[gp*ACC_W +: ACC_W]),
-                    .nan_o(p_nan[gp]), .inf_o(p_inf[gp]), .sign_o(p_sign[gp])
-                );
+            // The tiles as one register file: tile t = i*COLS+j keeps its
+            // accumulator at acc_q[t*ACC_W +: ACC_W] (acc_o is this register
+            // itself: no bus to assemble) and, with a float format, its flags
+            // {ovf, ninf, pinf, nan} at flg_q[t*4 +: 4]. Per tile and cycle:
+            // clr_i[t] zeroes both (and drops the term); else, when act, the
+            // product of its operand pair in format fmt_i is added (mac /
+            // prod32 below: docs/numerics.md "Datapath numerics").
+            reg [NT*ACC_W-1:0] acc_q;
+            integer t;
+            if (ACC_W == 32) begin : g_acc32
+                always @(posedge clk_i) begin
+                    if (rst_i) begin
+                        acc_q <= {NT*ACC_W{1'b0}};
+                    end else if (act || (|clr_i)) begin
+                        for (t = 0; t < NT; t = t + 1)
+                            if (clr_i[t])
+                                acc_q[t*ACC_W +: ACC_W] <= 32'd0;
+                            else if (act)
+                                acc_q[t*ACC_W +: ACC_W] <= acc_q[t*ACC_W +: ACC_W]
+                                                         + prod32(a_t[t*8 +: 8], b_t[t*8 +: 8]);
+                    end
+                end
+                assign flags_o = {NT*4{1'b0}};
+                wire [3:0] unused_fmt = fmt_i;
+            end else begin : g_accw
+                reg [NT*4-1:0] flg_q;
+            // One multiply-accumulate step (ACC_W > 32): state {ovf, ninf, pinf, nan,
+            // acc} -> the next state. The float product is spu_mul_fp's exact product
+            // (value (-1)^sgn * sig * 2^ex, ex the signed exponent of sig's LSB;
+            // biased exponent 0 counts as 1: subnormals), shifted onto the grid; its
+            // magnitude is below 2^64 (every e4m3 / e5m2 product is an integer multiple
+            // of 2^FP_LSB = 2^-32 and below 2^32), so it is formed in 64 bits and added
+            // or subtracted (the same ACC_W-bit sum as adding the two's-complement term).
+            function [ACC_W+3:0] mac(input [ACC_W+3:0] st, input [3:0] fmt,
+                                     input [7:0] a, input [7:0] b);
+                reg [ACC_W-1:0] acc, sum;
+                reg [63:0]      mag;
+                reg [15:0]      p;
+                reg [7:0]       sig, sh;
+                reg [4:0]       ae, be;
+                reg [3:0]       as, bs;
+                reg             sgn, pnan, pinf, an, bn, ai, bi, tneg, ovf;
+                begin
+                    acc  = st[ACC_W-1:0];
+                    sgn  = a[7] ^ b[7];
+                    pnan = 1'b0;
+                    pinf = 1'b0;
+                    mag  = 64'd0;
+                    tneg = 1'b0;
+                    if (fmt == DT_INT8) begin
+                        p    = $signed(a) * $signed(b);
+                        tneg = p[15];
+                        mag  = {48'd0, tneg ? -p : p};
+                    end else if (fmt == DT_E4M3 && HAS_E4M3 != 0) begin
+                        // 1.4.3, bias 7; NaN = S.1111.111; no Inf
+                        ae   = {1'b0, a[6:3] | {3'd0, ~(|a[6:3])}};
+                        be   = {1'b0, b[6:3] | {3'd0, ~(|b[6:3])}};
+                        as   = {|a[6:3], a[2:0]};
+                        bs   = {|b[6:3], b[2:0]};
+                        pnan = (&a[6:0]) | (&b[6:0]);
+                        sig  = {4'd0, as} * {4'd0, bs};
+                        sh   = {3'd0, ae} + {3'd0, be} - 8'd20 - LSB8;   // ex = ae + be - 2 x (bias + 3)
+                        mag  = pnan ? 64'd0 : ({56'd0, sig} << sh);
+                        tneg = sgn & (mag != 64'd0);
+                    end else if (fmt == DT_E5M2 && HAS_E5M2 != 0) begin
+                        // 1.5.2, bias 15; IEEE Inf / NaN
+                        ae   = a[6:2] | {4'd0, ~(|a[6:2])};
+                        be   = b[6:2] | {4'd0, ~(|b[6:2])};
+                        as   = {1'b0, |a[6:2], a[1:0]};
+                        bs   = {1'b0, |b[6:2], b[1:0]};
+                        an   = (&a[6:2]) & (|a[1:0]);
+                        bn   = (&b[6:2]) & (|b[1:0]);
+                        ai   = (&a[6:2]) & ~(|a[1:0]);
+                        bi   = (&b[6:2]) & ~(|b[1:0]);
+                        pnan = an | bn | (ai & ~(|b[6:0])) | (bi & ~(|a[6:0]));
+                        pinf = ~pnan & (ai | bi);
+                        sig  = {4'd0, as} * {4'd0, bs};
+                        sh   = {3'd0, ae} + {3'd0, be} - 8'd34 - LSB8;   // ex = ae + be - 2 x (bias + 2)
+                        mag  = (pnan | pinf) ? 64'd0 : ({56'd0, sig} << sh);
+                        tneg = sgn & (mag != 64'd0);
+                    end
+                    sum = tneg ? acc - {{(ACC_W-64){1'b0}}, mag} : acc + {{(ACC_W-64){1'b0}}, mag};
+                    ovf = (acc[ACC_W-1] == tneg) && (sum[ACC_W-1] != acc[ACC_W-1]);
+                    mac = {st[ACC_W+3] | ovf, st[ACC_W+2] | (pinf & sgn), st[ACC_W+1] | (pinf & ~sgn),
+                           st[ACC_W] | pnan, sum};
+                end
+            endfunction
+
+                always @(posedge clk_i) begin
+                    if (rst_i) begin
+                        acc_q <= {NT*ACC_W{1'b0}};
+                        flg_q <= {NT*4{1'b0}};
+                    end else if (act || (|clr_i)) begin
+                        for (t = 0; t < NT; t = t + 1)
+                            if (clr_i[t]) begin
+                                acc_q[t*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                flg_q[t*4 +: 4]         <= 4'd0;
+                            end else if (act) begin
+                                {flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]} <=
+                                    mac({flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]}, fmt_i,
+                                        a_t[t*8 +: 8], b_t[t*8 +: 8]);
+                            end
+                    end
+                end
+                assign flags_o = flg_q;
             end
-        end
-        for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
-            for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
-                localparam integer T = gi * COLS + gj;
-                spu_tile #(.ACC_W(ACC_W), .FLAGS(FLAGS)) u_tile (
-                    .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]),
-                    .term_i(prod[T*ACC_W +: ACC_W]),
-                    .nan_i(p_nan[T]), .inf_i(p_inf[T]), .sign_i(p_sign[T]),
-                    .acc_o (acc_o[T*ACC_W +: ACC_W]),
-                    .flags_o(flags_o[T*4 +: 4])
-                );
-            end
+            assign acc_o = acc_q;
         end
     endgenerate
+    function [31:0] prod32(input [7:0] a, input [7:0] b);
+        reg [15:0] p;
+        begin
+            p = $signed(a) * $signed(b);
+            prod32 = {{16{p[15]}}, p};
+        end
+    endfunction
+
 endmodule
 `default_nettype wire
