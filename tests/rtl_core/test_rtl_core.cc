@@ -32,7 +32,8 @@ class RtlCore : public ::testing::TestWithParam<int> {
 
     uint32_t drain_cycles(unsigned out) const
     {
-        uint32_t bytes = (out == SPU_DTYPE_INT32 || out == SPU_DTYPE_F32) ? 4 : 1, L = g.drain_lanes;
+        uint32_t bytes = (out == SPU_DTYPE_INT32 || out == SPU_DTYPE_F32) ? 4
+                       : (out == SPU_DTYPE_BF16 || out == SPU_DTYPE_F16) ? 2 : 1, L = g.drain_lanes;
         return g.rows * (g.cols / L) * ((L * bytes + WB - 1) / WB);
     }
     // A fresh reference model with this geometry.
@@ -242,9 +243,9 @@ TEST_P(RtlCore, CfgFormatsTrapAsTheModelSays)
         }
     if (g.formats == 1) {
         EXPECT_EQ(n_ok, 2);     // int8 -> int8 / int32
-        EXPECT_EQ(n_fmt, 7);    // e4m3, e5m2 x 3 outs; int8 -> f32
+        EXPECT_EQ(n_fmt, 19);   // e4m3, e5m2 x 7 outs; int8 -> f32 bf16 f16 e4m3 e5m2
     } else {
-        EXPECT_EQ(n_ok, 9);
+        EXPECT_EQ(n_ok, 21);    // 3 ins x 7 outs
         EXPECT_EQ(n_fmt, 0);
     }
 }
@@ -305,6 +306,70 @@ TEST_P(RtlCore, FloatGemmMatchesModelAndExactReference)
             }
     }
     if (g.formats != 1) EXPECT_GT(runs, 50);
+}
+
+// The output pipeline (docs/numerics.md "Output pipeline"): every out dtype
+// x relu x sat/ovf, for int8 and FP8 inputs, RTL vs the model bit for bit
+// (and cycles), and the narrow float outs vs an exact-rational reference
+// rounded straight to the target (exact_ref::round_to, no f32 step).
+TEST_P(RtlCore, OutputPipelineEveryOutDtypeMatchesModelAndExactReference)
+{
+    const uint32_t R = g.rows, C = g.cols;
+    std::mt19937 rng(4242 + GetParam());
+    const unsigned outs[] = {SPU_DTYPE_INT8, SPU_DTYPE_INT32, SPU_DTYPE_F32, SPU_DTYPE_BF16,
+                             SPU_DTYPE_F16, SPU_DTYPE_E4M3, SPU_DTYPE_E5M2};
+    int checked = 0;
+    for (unsigned in : {SPU_DTYPE_INT8, SPU_DTYPE_E4M3, SPU_DTYPE_E5M2}) {
+        if (!(g.formats & (1u << in))) continue;
+        for (unsigned out : outs) {
+            const bool fout = out != SPU_DTYPE_INT8 && out != SPU_DTYPE_INT32;
+            if (fout && g.formats == 1) continue;   // traps FORMAT (CfgFormatsTrapAsTheModelSays)
+            for (unsigned relu = 0; relu < 2; relu++)
+                for (unsigned ovf = 0; ovf < 2; ovf++)
+                    for (int mode : {1, 3, 4}) {
+                        const uint32_t K = mode == 3 ? 33u : 7u;
+                        SCOPED_TRACE(::testing::Message() << "in " << in << " out " << out << " relu " << relu
+                                                          << " ovf " << ovf << " mode " << mode);
+                        std::vector<uint8_t> mem(4096 + R * C * 4, 0);
+                        for (uint32_t k = 0; k < K; k++) {
+                            for (uint32_t i = 0; i < R; i++)
+                                mem[k * WB + i] = in == SPU_DTYPE_INT8 ? (uint8_t)(rng() | (mode == 3 ? 0x70 : 0))
+                                                                       : fp_code(rng, in, mode);
+                            for (uint32_t j = 0; j < C; j++)
+                                mem[2048 + k * WB + j] = in == SPU_DTYPE_INT8 ? (uint8_t)rng() : fp_code(rng, in, mode);
+                        }
+                        std::vector<uint32_t> p = {CFGI(in, out, 3, 0, relu, ovf), LI(1, 0), LI(2, 2048),
+                                                   LI(3, (int32_t)K), LI(4, 4096), MM(1, 2, 3), ST(4), HALT()};
+                        differential(p, mem, {}, (uint32_t)mem.size(), 0, "out pipe");
+                        if (HasFatalFailure()) return;
+                        checked++;
+                        exact_ref::Target t;
+                        switch (out) {
+                        case SPU_DTYPE_BF16: t = exact_ref::BF16; break;
+                        case SPU_DTYPE_F16:  t = exact_ref::F16; break;
+                        case SPU_DTYPE_E4M3: t = exact_ref::T_E4M3; break;
+                        case SPU_DTYPE_E5M2: t = exact_ref::T_E5M2; break;
+                        default: continue;
+                        }
+                        const uint32_t ob = (out == SPU_DTYPE_BF16 || out == SPU_DTYPE_F16) ? 2 : 1;
+                        std::vector<uint8_t> got = core->spad_read(4096, R * C * ob);
+                        for (uint32_t i = 0; i < R; i++)
+                            for (uint32_t j = 0; j < C; j++) {
+                                exact_ref::ExactSum x;
+                                if (in == SPU_DTYPE_INT8) {
+                                    for (uint32_t k = 0; k < K; k++)
+                                        x.s += (exact_ref::i128)((int8_t)mem[k * WB + i] * (int8_t)mem[2048 + k * WB + j]) << 60;
+                                } else {
+                                    x = exact_ref::dot_exact(in == SPU_DTYPE_E4M3 ? exact_ref::E4M3 : exact_ref::E5M2,
+                                                             &mem[i], WB, &mem[2048 + j], WB, K);
+                                }
+                                uint32_t v = got[(i * C + j) * ob] | (ob == 2 ? got[(i * C + j) * ob + 1] << 8 : 0);
+                                ASSERT_EQ(v, exact_ref::round_to(t, x, -60, relu, ovf)) << "C[" << i << "][" << j << "]";
+                            }
+                    }
+        }
+    }
+    EXPECT_GT(checked, g.formats == 1 ? 20 : 200);
 }
 
 TEST_P(RtlCore, FloatAccumulatesAcrossMmAndZacc)

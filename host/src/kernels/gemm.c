@@ -113,14 +113,16 @@ static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
     return memcmp(spad + p->c_base, dev_c, cbytes) ? SPU_EMISMATCH : 0;
 }
 
-/* The GEMM of every dtype: A, B one byte per element, C M*N 4-byte
- * elements (int32 pieces are summed, wrapping; a float output has one K
- * piece, asserted by the caller). */
-static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
+/* The GEMM of every dtype: A, B one byte per element, C M*N elements of ob
+ * bytes (int32 pieces are summed, wrapping; any other output has one K
+ * piece, asserted by the caller). The kernel's C rows are COLS*4 bytes
+ * apart whatever the out; element j of a row is at j*ob. */
+static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces, uint32_t ob,
                     uint32_t M, uint32_t N, uint32_t K,
-                    const uint8_t *A, const uint8_t *B, uint32_t *C,
+                        const uint8_t *A, const uint8_t *B, void *Cv,
                     const spu_gemm_opts *opts, spu_gemm_stats *stats, uint32_t max_kc)
 {
+    uint8_t *C = Cv;
     spu_gemm_stats s;
     memset(&s, 0, sizeof s);
     const double t0 = now_s();
@@ -131,7 +133,7 @@ static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
         if (stats) *stats = s;
         return 0;
     }
-    memset(C, 0, (size_t)M * N * sizeof *C);
+    memset(C, 0, (size_t)M * N * ob);
     if (!K) {
         if (stats) *stats = s;
         return 0;
@@ -228,11 +230,17 @@ static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
                                 const uint32_t col = (jb0 + bj) * p.C + j;
                                 if (col >= N)
                                     break;
-                                const uint8_t *e = blk + ((size_t)i * p.C + j) * 4;
-                                uint32_t v = (uint32_t)e[0] | (uint32_t)e[1] << 8 |
-                                             (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
-                                uint32_t *dst = &C[(size_t)row * N + col];
-                                *dst = sum_pieces ? *dst + v : v;
+                                const uint8_t *e = blk + (size_t)i * p.C * 4 + (size_t)j * ob;
+                                uint8_t *dst = C + ((size_t)row * N + col) * ob;
+                                if (sum_pieces) {
+                                    uint32_t v = (uint32_t)e[0] | (uint32_t)e[1] << 8 |
+                                                 (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24, d;
+                                    memcpy(&d, dst, 4);
+                                    d += v;
+                                    memcpy(dst, &d, 4);
+                                } else {
+                                    memcpy(dst, e, ob);
+                                }
                             }
                         }
                     }
@@ -258,14 +266,14 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
                 const int8_t *A, const int8_t *B, int32_t *C,
                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
-    return gemm_run(dev, &spu_fw_gemm_int8, 1, M, N, K, (const uint8_t *)A, (const uint8_t *)B,
-                    (uint32_t *)C, opts, stats, 0);
+    return gemm_run(dev, &spu_fw_gemm_int8, 1, 4, M, N, K, (const uint8_t *)A, (const uint8_t *)B,
+                    C, opts, stats, 0);
 }
 
 /* The kernel with its cfg word set to in / out (the first cfg of
  * firmware/gemm_int8.s; the rest of the kernel is dtype-agnostic for 1-byte
  * operands and 4-byte outputs). */
-static int patch_kernel(unsigned in, unsigned out, uint32_t *words, spu_program *prog)
+static int patch_kernel(unsigned in, const spu_gemm_epilogue *e, uint32_t *words, spu_program *prog)
 {
     const spu_program *src = &spu_fw_gemm_int8;
     if (src->nwords > SPU_GEMM_KERNEL_MAX)
@@ -274,11 +282,14 @@ static int patch_kernel(unsigned in, unsigned out, uint32_t *words, spu_program 
     for (size_t i = 0; i < src->nwords; i++) {
         spu_insn d;
         if (spu_isa_decode(words[i], &d) == 0 && d.opcode == SPU_OP_CFG) {
-            const uint32_t keep = ~((0xFu << spu_cfg_field_table[SPU_CFG_IN].lsb) |
-                                    (0xFu << spu_cfg_field_table[SPU_CFG_OUT].lsb));
-            d.imm = (int32_t)(((uint32_t)d.imm & keep) |
-                              in << spu_cfg_field_table[SPU_CFG_IN].lsb |
-                              out << spu_cfg_field_table[SPU_CFG_OUT].lsb);
+            const unsigned val[SPU_CFG_FIELD_COUNT] = {
+                [SPU_CFG_IN] = in, [SPU_CFG_OUT] = e->out_dtype, [SPU_CFG_SHIFT] = e->shift,
+                [SPU_CFG_ROUND] = e->round, [SPU_CFG_RELU] = e->relu ? 1u : 0u,
+                [SPU_CFG_OVF] = e->ovf ? 1u : 0u };
+            uint32_t imm = 0;
+            for (int f = 0; f < SPU_CFG_FIELD_COUNT; f++)
+                imm |= val[f] << spu_cfg_field_table[f].lsb;
+            d.imm = (int32_t)imm;
             if (spu_isa_encode(&d, &words[i]))
                 return SPU_EINVAL;
             *prog = (spu_program){ words, src->nwords, src->entry };
@@ -288,27 +299,43 @@ static int patch_kernel(unsigned in, unsigned out, uint32_t *words, spu_program 
     return SPU_EINVAL;
 }
 
-int spu_gemm(spu_device *dev, unsigned in_dtype, unsigned out_dtype,
-             uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
-             const spu_gemm_opts *opts, spu_gemm_stats *stats)
+int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
+                 uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
+                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
     const int is_float = in_dtype == SPU_DTYPE_E4M3 || in_dtype == SPU_DTYPE_E5M2;
-    if (!dev || (in_dtype != SPU_DTYPE_INT8 && !is_float) ||
-        (out_dtype != SPU_DTYPE_F32 && !(out_dtype == SPU_DTYPE_INT32 && in_dtype == SPU_DTYPE_INT8)))
+    if (!dev || !epi || (in_dtype != SPU_DTYPE_INT8 && !is_float))
+        return SPU_EINVAL;
+    const unsigned out = epi->out_dtype;
+    const spu_dtype_desc *od = spu_dtype_by_code(out);
+    if (!od || (out == SPU_DTYPE_INT32 && in_dtype != SPU_DTYPE_INT8) ||
+        epi->shift > 31 || epi->round > SPU_ROUND_RNA)
         return SPU_EINVAL;
     if (M && N && K) {
         spu_info_t info;
         int rc = spu_info(dev, &info);
         if (rc)
             return rc;
-        if (spu_model_cfg_check(info.formats, in_dtype, out_dtype))
+        if (spu_model_cfg_check(info.formats, in_dtype, out))
             return SPU_ENOTSUP;     /* the device does not carry the format */
     }
     uint32_t words[SPU_GEMM_KERNEL_MAX];
     spu_program prog;
-    int rc = patch_kernel(in_dtype, out_dtype, words, &prog);
+    int rc = patch_kernel(in_dtype, epi, words, &prog);
     if (rc)
         return rc;
-    return gemm_run(dev, &prog, out_dtype == SPU_DTYPE_INT32, M, N, K, A, B, C, opts, stats,
-                    out_dtype == SPU_DTYPE_F32);
+    /* int32 without relu sums K pieces (wrapping, exact); every other
+     * output is a function of the whole sum */
+    const int sum = out == SPU_DTYPE_INT32 && !epi->relu;
+    return gemm_run(dev, &prog, sum, od->bytes, M, N, K, A, B, C, opts, stats, !sum);
+}
+
+int spu_gemm(spu_device *dev, unsigned in_dtype, unsigned out_dtype,
+             uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
+             const spu_gemm_opts *opts, spu_gemm_stats *stats)
+{
+    if (out_dtype != SPU_DTYPE_F32 && out_dtype != SPU_DTYPE_INT32)
+        return SPU_EINVAL;
+    const spu_gemm_epilogue e = { out_dtype, 0, 0, 0, SPU_ROUND_RNE };
+    return spu_gemm_epi(dev, in_dtype, &e, M, N, K, A, B, C, opts, stats);
 }

@@ -35,7 +35,7 @@ struct spu_model {
     int state, trap;
     loop_entry loops[MAX_LOOP_DEPTH];
     uint32_t nloops;
-    unsigned cfg_in, cfg_out, cfg_shift, cfg_round, cfg_relu;
+    unsigned cfg_in, cfg_out, cfg_shift, cfg_round, cfg_relu, cfg_ovf;
     uint32_t stride_a, stride_b, stride_c;
     uint64_t now;                 /* T_n relative to RUN */
     /* tensor unit, in cycles relative to RUN (docs/isa.md "Tensor unit") */
@@ -78,13 +78,14 @@ int spu_model_cfg_check(uint32_t formats, unsigned in_code, unsigned out_code)
     const spu_dtype_desc *in = spu_dtype_by_code(in_code);
     if (!in || !in->array)
         return SPU_TRAP_ILLEGAL;
-    if (out_code != SPU_DTYPE_INT8 && out_code != SPU_DTYPE_INT32 && out_code != SPU_DTYPE_F32)
+    const spu_dtype_desc *out = spu_dtype_by_code(out_code);
+    if (!out)
         return SPU_TRAP_ILLEGAL;
     if (!(formats & (1u << in_code)))
         return SPU_TRAP_FORMAT;
-    /* f32 out needs the wide accumulator and its converter, which a build
-     * has when it carries a float input format */
-    if (out_code == SPU_DTYPE_F32 && !(formats & ~(1u << SPU_DTYPE_INT8)))
+    /* the float outs need the wide accumulator and its converters, which a
+     * build has when it carries a float input format */
+    if (out_code != SPU_DTYPE_INT8 && out_code != SPU_DTYPE_INT32 && !(formats & ~(1u << SPU_DTYPE_INT8)))
         return SPU_TRAP_FORMAT;
     return 0;
 }
@@ -231,6 +232,7 @@ static void reset_run_state(spu_model *m)
     m->cfg_shift = spu_cfg_field_table[SPU_CFG_SHIFT].def;
     m->cfg_round = spu_cfg_field_table[SPU_CFG_ROUND].def;
     m->cfg_relu = spu_cfg_field_table[SPU_CFG_RELU].def;
+    m->cfg_ovf = spu_cfg_field_table[SPU_CFG_OVF].def;
     m->stride_a = m->word_bytes;
     m->stride_b = m->word_bytes;
     m->stride_c = m->cfg.cols * 4;
@@ -376,20 +378,14 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
     m->tu_idle = G + 1;
     m->st_ready = max64(G + 1, G + d - 1);
     m->drain_done = G + d - 1;
+    const spu_dp_outcfg oc = { m->cfg_in, m->cfg_out, m->cfg_shift, m->cfg_round, (int)m->cfg_relu, (int)m->cfg_ovf };
+    const uint32_t ob = out->bytes;
     for (uint32_t i = 0; i < R; i++) {
         uint8_t *dst = m->spad + addr + (size_t)i * m->stride_c;
         for (uint32_t j = 0; j < C; j++) {
-            const spu_dp_acc *t = &m->acc[(size_t)i * C + j];
-            int32_t v = spu_dp_low32(t);
-            if (m->cfg_out == SPU_DTYPE_INT32 || m->cfg_out == SPU_DTYPE_F32) {
-                uint32_t u = m->cfg_out == SPU_DTYPE_F32 ? spu_dp_to_f32(t, m->cfg_in) : (uint32_t)v;
-                dst[4 * j + 0] = (uint8_t)u;
-                dst[4 * j + 1] = (uint8_t)(u >> 8);
-                dst[4 * j + 2] = (uint8_t)(u >> 16);
-                dst[4 * j + 3] = (uint8_t)(u >> 24);
-            } else {
-                dst[j] = (uint8_t)spu_requant_int8(v, m->cfg_shift, m->cfg_round, m->cfg_relu);
-            }
+            const uint32_t u = spu_dp_out(&m->acc[(size_t)i * C + j], 0, &oc);
+            for (uint32_t b = 0; b < ob; b++)
+                dst[ob * j + b] = (uint8_t)(u >> (8 * b));
         }
     }
     clear_acc(m);
@@ -443,6 +439,7 @@ static int exec_cfg(spu_model *m, uint32_t imm)
     m->cfg_shift = f[SPU_CFG_SHIFT];
     m->cfg_round = f[SPU_CFG_ROUND];
     m->cfg_relu = f[SPU_CFG_RELU];
+    m->cfg_ovf = f[SPU_CFG_OVF];
     return 0;
 }
 

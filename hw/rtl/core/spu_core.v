@@ -110,7 +110,7 @@ module spu_core #(
     wire [3:0]    cfg_in, cfg_out;
     wire [4:0]    cfg_shift;
     wire [1:0]    cfg_round;
-    wire          cfg_relu;
+    wire          cfg_relu, cfg_ovf;
 
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
@@ -131,7 +131,8 @@ module spu_core #(
         .st_stride_o(st_stride),
         .drain_free_i(drain_free), .drain_cycles_i(drain_cycles),
         .cfg_in_o(cfg_in), .cfg_out_o(cfg_out), .cfg_shift_o(cfg_shift),
-        .cfg_round_o(cfg_round), .cfg_relu_o(cfg_relu)
+        .cfg_round_o(cfg_round), .cfg_relu_o(cfg_relu),
+        .cfg_ovf_o(cfg_ovf)
     );
 
     // ---- scratchpad and its users ----------------------------------------------------
@@ -249,7 +250,7 @@ module spu_core #(
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
                      .ACC_W(ACC_W)) u_drain (
         .clk_i(clk_i), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs), .flags_i(acc_flags),
-        .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
+        .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
         .busy_o(drain_busy), .free_o(drain_free),
         .we_o(dr_we), .waddr_o(dr_waddr), .wdata_o(dr_wdata), .wbe_o(dr_wbe)

@@ -99,7 +99,8 @@ module spu_sequencer #(
     output wire [3:0]     cfg_out_o,
     output wire [4:0]     cfg_shift_o,
     output wire [1:0]     cfg_round_o,
-    output wire           cfg_relu_o
+    output wire           cfg_relu_o,
+    output wire           cfg_ovf_o
 );
 `include "spu_isa.vh"
     localparam integer OFF = $clog2(WORD_BYTES);
@@ -111,6 +112,7 @@ module spu_sequencer #(
     localparam [15:0] COLS16 = COLS[15:0];
     localparam integer COLSX4 = COLS * 4;
     localparam [15:0] COLS16X4 = COLSX4[15:0];
+    localparam [15:0] COLS16X2 = COLS16 * 16'd2;
 
     // ---- architectural state ---------------------------------------------------
     reg [1:0]  ph_q, status_q;
@@ -126,6 +128,7 @@ module spu_sequencer #(
     reg [4:0]  shift_q;
     reg [1:0]  round_q;
     reg        relu_q;
+    reg        ovf_q;
 
 
     // ---- decode ------------------------------------------------------------------
@@ -220,7 +223,9 @@ module spu_sequencer #(
     // cycles later, so the one-cycle-old precomputation is always current.
     localparam integer NWS = AW + 1;                    // room bits (LIMIT = 2^AW fits)
     localparam [31:0]  LIM32 = SPAD_BYTES;
-    wire [31:0] st_lim   = RM1 * {{(33-SW){1'b0}}, sc_q[SW-2:0]} + (out32 ? {16'd0, COLS16X4} : {16'd0, COLS16});
+    wire out16 = (cout_q == DT_BF16) || (cout_q == DT_F16);     // 2-byte outputs
+    wire [31:0] st_lim   = RM1 * {{(33-SW){1'b0}}, sc_q[SW-2:0]} +
+                           (out32 ? {16'd0, COLS16X4} : out16 ? {16'd0, COLS16X2} : {16'd0, COLS16});
     reg         st_over_q;                              // (ROWS-1)*strideC + span alone > LIMIT
     reg  [NWS-1:0] st_room_q;                           // LIMIT - that, when not over
     always @(posedge clk_i) begin
@@ -444,6 +449,7 @@ module spu_sequencer #(
             shift_q <= CFG_SHIFT_DEFAULT[4:0];
             round_q <= CFG_ROUND_DEFAULT[1:0];
             relu_q  <= CFG_RELU_DEFAULT[0];
+            ovf_q   <= CFG_OVF_DEFAULT[0];
         end else if (stop_i) begin
             ph_q     <= P_OFF;
             status_q <= STATE_IDLE;
@@ -458,6 +464,7 @@ module spu_sequencer #(
             shift_q <= CFG_SHIFT_DEFAULT[4:0];
             round_q <= CFG_ROUND_DEFAULT[1:0];
             relu_q  <= CFG_RELU_DEFAULT[0];
+            ovf_q   <= CFG_OVF_DEFAULT[0];
         end else begin
             // cfg and stride cannot trap (an illegal cfg is `illegal`)
             if (advance && !mm_kill && op == OP_CFG) begin
@@ -466,6 +473,7 @@ module spu_sequencer #(
                 shift_q <= imm22u[CFG_SHIFT_LSB +: CFG_SHIFT_W];
                 round_q <= imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
                 relu_q  <= imm22u[CFG_RELU_LSB];
+                ovf_q   <= imm22u[CFG_OVF_LSB];
             end
             if (advance && !mm_kill && op == OP_STRIDE) begin
                 sa_q <= stride_keep(ra); sb_q <= stride_keep(rb); sc_q <= stride_keep(rc);
@@ -552,5 +560,6 @@ module spu_sequencer #(
     assign cfg_shift_o   = shift_q;
     assign cfg_round_o   = round_q;
     assign cfg_relu_o    = relu_q;
+    assign cfg_ovf_o     = ovf_q;
 endmodule
 `default_nettype wire
