@@ -23,7 +23,7 @@
 static const char usage[] =
     "usage: spu gemm [--device URI] --m M --n N --k K [--dtype int8|e4m3|e5m2]\n"
     "                [--out-dtype f32|bf16|f16|e4m3|e5m2|int8|int32] [--relu] [--ovf]\n"
-    "                [--shift S] [--seed S | --a A.npy --b B.npy [--codes]]\n"
+    "                [--shift S] [--bias BIAS.npy] [--seed S | --a A.npy --b B.npy [--codes]]\n"
     "                [--out C.npy] [--json]\n"
     "\n"
     "Runs C = A x B on the device (A: MxK, B: KxN, C: MxN, row-major) and exits\n"
@@ -44,6 +44,8 @@ static const char usage[] =
     "                   (int8 only, the default there), int8 (int8 only: the\n"
     "                   requantizer, --shift S, RNE), f32 (default for floats),\n"
     "                   bf16, f16, e4m3, e5m2 (the exact sum rounded once, RNE)\n"
+    "  --bias BIAS.npy  N values added to the columns on the device before the\n"
+    "                   rounding (float32; int8 inputs: integers, or int32 .npy)\n"
     "  --relu           negative outputs become +0 (on the device)\n"
     "  --ovf            bf16/f16/e4m3/e5m2: overflow gives Inf (e4m3 NaN), not +-max\n"
     "  --shift S        int8 out: round(acc / 2^S) (default 0)\n"
@@ -226,13 +228,14 @@ int spu_cmd_gemm(int argc, char **argv)
         { "out", required_argument, 0, 'o' },    { "json", no_argument, 0, 'j' },
         { "out-dtype", required_argument, 0, 'O' }, { "codes", no_argument, 0, 'c' },
         { "relu", no_argument, 0, 'r' },         { "ovf", no_argument, 0, 'v' },
-        { "shift", required_argument, 0, 'S' },
+        { "shift", required_argument, 0, 'S' },  { "bias", required_argument, 0, 'b' },
         { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 },
     };
     const char *device = cli_default_device(), *apath = NULL, *bpath = NULL, *out = NULL;
     uint64_t dims[3] = { 0, 0, 0 }, seed = 1;
     int have[3] = { 0, 0, 0 }, json = 0, c, codes = 0, out_dt = -1, have_seed = 0;
     int relu = 0, ovf = 0, have_shift = 0;
+    const char *bias_path = NULL;
     uint64_t shift = 0;
     const cli_gemm_dtype *dt = &cli_gemm_dtypes[0];
     optind = 1;
@@ -267,6 +270,7 @@ int spu_cmd_gemm(int argc, char **argv)
             }
             break;
         case 'r': relu = 1; break;
+        case 'b': bias_path = optarg; break;
         case 'v': ovf = 1; break;
         case 'S':
             if (cli_parse_u64(optarg, &shift) || shift > 31)
@@ -323,7 +327,8 @@ int spu_cmd_gemm(int argc, char **argv)
                                    GEMM_HOST_MAX / 1073741824.0);
     }
 
-    spu_tensor ta = { 0 }, tb = { 0 };
+    spu_tensor ta = { 0 }, tb = { 0 }, tbias = { 0 };
+    double *bias = NULL;                     /* --bias values */
     uint8_t *A = NULL, *B = NULL;            /* operand codes, one per byte */
     float *Af = NULL, *Bf = NULL;            /* unquantized float inputs (float dtypes) */
     int ret = 1;
@@ -361,6 +366,38 @@ int spu_cmd_gemm(int argc, char **argv)
     }
     const uint32_t M = (uint32_t)dims[0], N = (uint32_t)dims[1], K = (uint32_t)dims[2];
     const size_t sa = (size_t)M * K, sb = (size_t)K * N;
+    /* --bias: N values (float32, or int32 for int8 inputs) added to the columns
+     * on the device before the rounding */
+    if (bias_path) {
+        char err[256];
+        int brc = spu_npy_load(bias_path, &tbias, err, sizeof err);
+        if (brc) {
+            if (err[0]) cli_fail("gemm", "--bias: %s", err);
+            else cli_fail("gemm", "--bias: %s: %s", bias_path, spu_strerror(brc));
+            goto done;
+        }
+        const int okdt = tbias.dtype == SPU_NPY_FLOAT32 || (!is_float && tbias.dtype == SPU_NPY_INT32);
+        if (!okdt || tbias.ndim != 1 || tbias.shape[0] != N) {
+            cli_fail("gemm", "--bias: %s: need a 1-D %s array of N = %u values, got %d-D %s of %" PRIu64,
+                     bias_path, is_float ? "float32" : "float32 or int32", N, tbias.ndim,
+                     spu_npy_dtype_name(tbias.dtype), tbias.ndim ? tbias.shape[0] : 0);
+            goto done;
+        }
+        if (!(bias = malloc((size_t)N * sizeof *bias))) {
+            cli_fail("gemm", "out of memory");
+            goto done;
+        }
+        for (uint32_t j = 0; j < N; j++) {
+            bias[j] = tbias.dtype == SPU_NPY_INT32 ? ((const int32_t *)tbias.data)[j]
+                                                  : ((const float *)tbias.data)[j];
+            const double g = is_float ? ldexp(bias[j], 32) : bias[j];
+            if (!(fabs(g) < (is_float ? 0x1p63 : 0x1p31)) || (!is_float && g != nearbyint(g))) {
+                cli_fail("gemm", "--bias: %s: element %u = %g is not %s", bias_path, j, bias[j],
+                         is_float ? "finite with |bias| < 2^31" : "an integer in int32 range (int8 inputs add the bias to the int32 sum)");
+                goto done;
+            }
+        }
+    }
     if (apath && !is_float) {
         A = ta.data;
         B = tb.data;
@@ -413,8 +450,8 @@ int spu_cmd_gemm(int argc, char **argv)
     /* simulators: the simulated board's time for the whole call, link included (docs/sim.md) */
     spu_sim_time_t st0, st1;
     const int have_sim = spu_sim_time(dev, &st0) == 0;
-    const spu_gemm_epilogue epi = { (unsigned)out_dt, relu, ovf, (unsigned)shift, SPU_ROUND_RNE };
-    if (!is_float && out_dt == CLI_DT_INT32 && !relu)
+    const spu_gemm_epilogue epi = { (unsigned)out_dt, relu, ovf, (unsigned)shift, SPU_ROUND_RNE, bias };
+    if (!is_float && out_dt == CLI_DT_INT32 && !relu && !bias)
         rc = spu_gemm_i8(dev, M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)C, &go, &s);
     else
         rc = spu_gemm_epi(dev, (unsigned)dt->dt, &epi, M, N, K, A, B, C, &go, &s);
@@ -428,10 +465,10 @@ int spu_cmd_gemm(int argc, char **argv)
         else if (rc == SPU_ENOTSUP && !(info.formats & ~1u))
             cli_fail("gemm", "%s has no float format (INFO formats 0x%x): --out-dtype %s needs one",
                      device, info.formats, of ? of->key : "int8");
-        else if (rc == SPU_ENOTSUP && (out_dt != CLI_DT_INT32 || relu))
+        else if (rc == SPU_ENOTSUP && (out_dt != CLI_DT_INT32 || relu || bias))
             cli_fail("gemm", "on %s: --out-dtype %s%s needs K in one scratchpad piece (K = %u is too large, "
                      "docs/numerics.md)", device, of ? of->key : out_dt == CLI_DT_INT8 ? "int8" : "int32",
-                     relu ? " with --relu" : "", K);
+                     relu ? " with --relu" : bias ? " with --bias" : "", K);
         else if (rc == SPU_EMISMATCH)
             cli_fail("gemm", "on %s: the device result differs from the C model", device);
         else
@@ -443,12 +480,15 @@ int spu_cmd_gemm(int argc, char **argv)
     /* the reference: int8 -> int32 a triple loop; otherwise the exact sum,
      * relu, rounded once to the out format (written here) */
     const uint32_t ob = of ? (of->M >= 7 ? (of->M == 23 ? 4 : 2) : 1) : out_dt == CLI_DT_INT8 ? 1 : 4;
-    if (!is_float && out_dt == CLI_DT_INT32 && !relu) {
+    if (!is_float && out_dt == CLI_DT_INT32 && !relu && !bias) {
         spu_gemm_i8_reference(M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)R);
     } else {
         for (uint32_t i = 0; i < M; i++)
             for (uint32_t j = 0; j < N; j++) {
                 exact_sum x = exact_dot(dt, A + (size_t)i * K, 1, B + j, N, K);
+                if (bias)   /* on the accumulator's grid, as the device (docs/isa.md `bias`) */
+                    x.s += is_float ? (i128)(int64_t)nearbyint(ldexp(bias[j], 32)) * ((i128)1 << 28)
+                                    : (i128)(int64_t)bias[j] * ((i128)1 << 60);
                 R[(size_t)i * N + j] = of ? round_float(of, x, relu, of->dt == CLI_DT_F32 ? 1 : ovf)
                                           : round_int((unsigned)out_dt, x, relu, (unsigned)shift);
             }
@@ -490,6 +530,8 @@ int spu_cmd_gemm(int argc, char **argv)
                     }
                     ref += x * y;
                 }
+                if (bias)
+                    ref += bias[j];
                 if (relu && ref < 0)
                     ref = 0;
                 double c = spu_num_to_f32(of->fmt, C[(size_t)i * N + j]);
@@ -529,6 +571,7 @@ int spu_cmd_gemm(int argc, char **argv)
         cJSON_AddStringToObject(o, "dtype", dt->key);
         cJSON_AddStringToObject(o, "out_dtype", out_key);
         cJSON_AddBoolToObject(o, "relu", relu);
+        cJSON_AddBoolToObject(o, "bias", bias != NULL);
         if (of && of->dt != CLI_DT_F32) cJSON_AddStringToObject(o, "overflow", ovf ? "ovf" : "sat");
         if (out_dt == CLI_DT_INT8) cJSON_AddNumberToObject(o, "shift", (double)shift);
         cJSON_AddBoolToObject(o, "bitexact", nbad == 0);
@@ -600,5 +643,7 @@ done:
     if (Bf != tb.data) free(Bf);
     spu_tensor_free(&ta);
     spu_tensor_free(&tb);
+    spu_tensor_free(&tbias);
+    free(bias);
     return ret;
 }

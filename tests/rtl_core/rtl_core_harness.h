@@ -254,4 +254,5 @@ inline uint32_t ZACC() { return enc(SPU_OP_ZACC); }
 inline uint32_t MM(unsigned a, unsigned b, unsigned c) { return enc(SPU_OP_MM, a, b, c); }
 inline uint32_t ST(unsigned a) { return enc(SPU_OP_ST, a); }
 inline uint32_t SYNC() { return enc(SPU_OP_SYNC); }
+inline uint32_t BIAS(unsigned a) { return enc(SPU_OP_BIAS, a); }
 inline uint32_t CNT(unsigned a, int32_t id) { return enc(SPU_OP_CNT, a, 0, 0, id); }

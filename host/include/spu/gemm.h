@@ -76,14 +76,20 @@ typedef struct spu_gemm_epilogue {
     int relu;               /* negative outputs become +0                          */
     int ovf;                /* bf16/f16/e4m3/e5m2: 0 saturate, 1 Inf (e4m3 NaN)    */
     unsigned shift, round;  /* out=int8: requantizer shift and rounding (SPU_ROUND_*) */
+    const double *bias;     /* NULL, or N values added to column j before the
+                               rounding (docs/isa.md `bias`): int8 inputs take
+                               integers in int32 range; float inputs are put on
+                               the 2^-32 grid (RNE), |bias| < 2^31            */
 } spu_gemm_epilogue;
 
 /* spu_gemm with the whole output pipeline: C holds M*N elements of
  * bytes(out) each (int32/f32 4, bf16/f16 2 little-endian uint16 codes,
  * int8/e4m3/e5m2 1), row-major. Every out except int32 is computed on the
  * device from the exact sum, so K must fit one scratchpad piece
- * (SPU_ENOTSUP otherwise); int32 sums K pieces as spu_gemm. SPU_EINVAL for
- * a bad dtype pair or field, SPU_ENOTSUP for a format the device lacks. */
+ * (SPU_ENOTSUP otherwise); int32 without relu or bias sums K pieces as
+ * spu_gemm. With a bias the kernel is firmware/gemm_bias.s (the bias loaded
+ * once per column block). SPU_EINVAL for a bad dtype pair, field or bias
+ * value, SPU_ENOTSUP for a format the device lacks. */
 int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
                  uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
                  const spu_gemm_opts *opts, spu_gemm_stats *stats);

@@ -75,6 +75,7 @@ module spu_decoder #(
             OP_ST:     mask = OPMASK_ST;
             OP_SYNC:   mask = OPMASK_SYNC;
             OP_CNT:    mask = OPMASK_CNT;
+            OP_BIAS:   mask = OPMASK_BIAS;
             default:   known = 1'b0;
         endcase
 

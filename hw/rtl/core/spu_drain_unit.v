@@ -50,6 +50,12 @@ module spu_drain_unit #(
     input  wire [1:0]              round_i,
     input  wire                    relu_i,
     input  wire                    ovf_i,
+    // bias registers (`bias`): cleared by RUN; word bias_idx_i of the bias
+    // (elements of 4 bytes for cfg in = int8, 8 for a float in) written
+    input  wire                    bias_clr_i,
+    input  wire                    bias_we_i,
+    input  wire [3:0]              bias_idx_i,
+    input  wire [WORD_BYTES*8-1:0] bias_word_i,
     input  wire [AW-1:0]           base_i,
     input  wire [AW-1:0]           stride_i,
     output wire [15:0]             cycles_o,   // drain length for out_i
@@ -200,13 +206,46 @@ module spu_drain_unit #(
         end
     endgenerate
 
+    // ---- bias registers: BW bits per column (sign-extended to ACC_W at use) ------
+    localparam integer BW = (HAS_FP != 0) ? 64 : 32;
+    reg  [COLS*BW-1:0] bias_q;
+    wire               b8 = (HAS_FP != 0) && (in_i != DT_INT8);   // 8-byte elements
+    reg                b8_q;        // the bias holds 8-byte elements
+    integer bj, bt;
+    always @(posedge clk_i) begin
+        if (rst_i || bias_clr_i) begin
+            bias_q <= {COLS*BW{1'b0}};
+            b8_q   <= 1'b0;
+        end else if (bias_we_i) begin
+            b8_q <= b8;
+            // byte bt of column bj's element is byte (bj*S + bt) of the bias
+            for (bj = 0; bj < COLS; bj = bj + 1)
+                for (bt = 0; bt < BW / 8; bt = bt + 1) begin
+                    if (!b8 && bt < 4 && ((bj * 4 + bt) / WB) == {28'd0, bias_idx_i})
+                        bias_q[bj*BW + bt*8 +: 8] <= bias_word_i[((bj * 4 + bt) % WB)*8 +: 8];
+                    if (b8 && ((bj * 8 + bt) / WB) == {28'd0, bias_idx_i})
+                        bias_q[bj*BW + bt*8 +: 8] <= bias_word_i[((bj * 8 + bt) % WB)*8 +: 8];
+                end
+        end
+    end
+
     // ---- the output pipe of each lane: LANES elements of 32 bits ---------------
     wire [LANES*32-1:0] el;
     generate
         for (g = 0; g < LANES; g = g + 1) begin : g_op
+            // the bias of column grp*LANES + g, sign-extended
+            wire [BW-1:0]    bsel = bias_q[(grp32 * LANES + g) * BW +: BW];
+            wire [ACC_W-1:0] lane_bias;
+            if (ACC_W > 32) begin : g_bw
+                wire [63:0] b64 = b8_q ? bsel : {{32{bsel[31]}}, bsel[31:0]};
+                assign lane_bias = {{(ACC_W-64){b64[63]}}, b64};
+            end else begin : g_bn
+                assign lane_bias = bsel;
+                wire unused_b8 = b8_q;
+            end
             spu_output_pipe #(.ACC_W(ACC_W), .HAS_FP(HAS_FP)) u_op (
                 .acc_i(frontw[g*ACC_W +: ACC_W]), .flags_i(frontf[g*4 +: 4]),
-                .bias_i({ACC_W{1'b0}}), .fpin_i(fpin_q), .out_i(out_q), .relu_i(relu_q),
+                .bias_i(lane_bias), .fpin_i(fpin_q), .out_i(out_q), .relu_i(relu_q),
                 .ovf_i(ovf_q), .shift_i(shift_q), .round_i(round_q), .el_o(el[g*32 +: 32])
             );
         end
