@@ -329,7 +329,6 @@ TEST_P(RtlCore, OutputPipelineEveryOutDtypeMatchesModelAndExactReference)
             // (relu, ovf, operand mode): finite, with NaN/Inf, near the largest magnitudes
             static const int combos[][3] = {{0, 0, 1}, {1, 0, 4}, {0, 1, 3}, {1, 1, 3}, {0, 0, 3}, {1, 1, 4}};
             for (const auto &cb : combos) {
-                    {
                         const unsigned relu = (unsigned)cb[0], ovf = (unsigned)cb[1];
                         const int mode = cb[2];
                         const uint32_t K = mode == 3 ? 33u : 7u;
