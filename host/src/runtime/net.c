@@ -749,7 +749,8 @@ const char *spu_net_node_op(const spu_net *net, size_t i)
 
 int spu_net_node_on_device(const spu_net *net, size_t i)
 {
-    return net && i < net->nnodes ? rt_ops[net->nodes[i].kind].device : 0;
+    /* a fused relu runs in the output pipeline of the GEMM before it */
+    return net && i < net->nnodes ? rt_ops[net->nodes[i].kind].device || net->nodes[i].fused_relu < 0 : 0;
 }
 
 size_t spu_net_host_ops(const spu_net *net, const char **names, size_t cap)
