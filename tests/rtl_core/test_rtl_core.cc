@@ -208,7 +208,7 @@ TEST_P(RtlCore, TrapIllegal)
         enc(SPU_OP_CFG, 0, 0, 0, 0x10) | 1u,                 // cfg in = 1 (int32 input)
         enc(SPU_OP_CFG, 0, 0, 0, 0x20),                      // cfg out = 2
         enc(SPU_OP_CFG, 0, 0, 0, 3 << 13),                   // round = 3
-        enc(SPU_OP_CFG, 0, 0, 0, 0) | (1u << 16),            // cfg reserved bits
+        enc(SPU_OP_CFG, 0, 0, 0, 0) | (1u << 17),            // cfg reserved bits (16 is ovf)
         (uint32_t)SPU_OP_LUI << 26 | (1u << 16),             // lui imm22[21:16]
         (uint32_t)SPU_OP_SHLI << 26 | (1u << 5),             // shli imm18[17:5]
         CNT(1, 9),                                           // unknown counter
