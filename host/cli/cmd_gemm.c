@@ -463,8 +463,9 @@ int spu_cmd_gemm(int argc, char **argv)
         else if (rc == SPU_ENOTSUP && !(info.formats & (1u << dt->dt)))
             cli_fail("gemm", "%s does not carry %s (INFO formats 0x%x)", device, dt->key, info.formats);
         else if (rc == SPU_ENOTSUP && !(info.formats & ~1u))
-            cli_fail("gemm", "%s has no float format (INFO formats 0x%x): --out-dtype %s needs one",
-                     device, info.formats, of ? of->key : "int8");
+            cli_fail("gemm", "%s has no float format (INFO formats 0x%x): %s needs one "
+                     "(docs/numerics.md \"Output pipeline\")", device, info.formats,
+                     of && of->dt != CLI_DT_F32 ? "a float --out-dtype" : bias ? "--bias" : "this --out-dtype");
         else if (rc == SPU_ENOTSUP && (out_dt != CLI_DT_INT32 || relu || bias))
             cli_fail("gemm", "on %s: --out-dtype %s%s needs K in one scratchpad piece (K = %u is too large, "
                      "docs/numerics.md)", device, of ? of->key : out_dt == CLI_DT_INT8 ? "int8" : "int32",

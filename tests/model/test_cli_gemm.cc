@@ -255,6 +255,7 @@ TEST(CliGemm, OutDtypeBiasReluJsonAndErrors)
         {"--bias " + bfp, "not an integer", 1},
         {"--bias " + tmp("no_such_bias.npy"), "--bias", 1},
         {"--out-dtype bf16 --device 'model?formats=1'", "no float format", 1},
+        {"--bias " + bip + " --device 'model?formats=1'", "--bias needs one", 1},
     };
     for (const auto &b : bad) {
         Result r{-1, ""};

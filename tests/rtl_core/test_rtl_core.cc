@@ -388,7 +388,7 @@ TEST_P(RtlCore, BiasIsAddedBeforeTheRoundingAndMatchesModel)
     std::mt19937 rng(99 + GetParam());
     int checked = 0;
     for (unsigned in : {SPU_DTYPE_INT8, SPU_DTYPE_E4M3, SPU_DTYPE_E5M2}) {
-        if (!(g.formats & (1u << in))) continue;
+        if (!(g.formats & (1u << in)) || g.formats == 1) continue;
         const uint32_t bb = in == SPU_DTYPE_INT8 ? 4 : 8;
         std::vector<unsigned> outs = {SPU_DTYPE_INT32, SPU_DTYPE_INT8};
         if (g.formats != 1) outs = {SPU_DTYPE_INT32, SPU_DTYPE_INT8, SPU_DTYPE_F32, SPU_DTYPE_BF16, SPU_DTYPE_E4M3};
@@ -461,7 +461,13 @@ TEST_P(RtlCore, BiasIsAddedBeforeTheRoundingAndMatchesModel)
                         }
             }
     }
-    EXPECT_GE(checked, g.formats == 1 ? 4 : 14);
+    EXPECT_GE(checked, g.formats == 1 ? 0 : 14);
+    if (g.formats == 1) {
+        // int8-only builds have no bias registers (the UP5K has no room): FORMAT
+        run_prog({LI(1, 0), BIAS(1), HALT()});
+        expect_trap(SPU_TRAP_FORMAT, 1);
+        return;
+    }
     // traps before any effect: misaligned, out of range (int8: COLS*4 bytes)
     run_prog({LI(1, 1), BIAS(1), HALT()});
     expect_trap(SPU_TRAP_MISALIGNED, 1);

@@ -368,6 +368,8 @@ int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *ep
             return rc;
         if (spu_model_cfg_check(info.formats, in_dtype, out))
             return SPU_ENOTSUP;     /* the device does not carry the format */
+        if (epi->bias && !(info.formats & ~(1u << SPU_DTYPE_INT8)))
+            return SPU_ENOTSUP;     /* no bias registers in an int8-only build */
     }
     uint32_t words[SPU_GEMM_KERNEL_MAX];
     spu_program prog;

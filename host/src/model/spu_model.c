@@ -406,6 +406,9 @@ static uint32_t bias_bytes(const spu_model *m)
 
 static int bias_check(const spu_model *m, uint32_t addr)
 {
+    /* the bias registers are in builds with a float format (not the boards') */
+    if (!(m->cfg.formats & ~(1u << SPU_DTYPE_INT8)))
+        return SPU_TRAP_FORMAT;
     if (addr % m->word_bytes)
         return SPU_TRAP_MISALIGNED;
     if ((uint64_t)addr + (uint64_t)m->cfg.cols * bias_bytes(m) > m->cfg.spad_bytes)

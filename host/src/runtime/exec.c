@@ -210,7 +210,9 @@ static int gemm_w(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, 
     double *db = malloc(N * sizeof *db);
     if (!db)
         return SPU_ENOMEM;
-    int host_bias = 0;
+    /* an int8-only device (the boards) has no bias registers: the host adds
+     * the bias and applies the relu, as before */
+    int host_bias = !(e->info.formats & ~(1u << RT_DT_INT8));
     for (size_t n = 0; n < N; n++) {
         db[n] = (double)g->bias[n] / scale[n];
         if (!f8)

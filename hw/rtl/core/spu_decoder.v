@@ -95,6 +95,8 @@ module spu_decoder #(
                     fmt_o = 1'b1;
             end
             OP_CNT:  if (imm18 >= CNT_COUNT[17:0]) illegal_o = 1'b1;
+            // bias: the bias registers are in builds with a float format only
+            OP_BIAS: if (!illegal_o && HAS_FP == 0) fmt_o = 1'b1;
             default: ;
         endcase
     end

@@ -88,8 +88,9 @@ module spu_drain_unit #(
     localparam integer NBITS = ROWS * COLS * ACC_W;
     localparam integer HAS_FP = (ACC_W > 32) ? 1 : 0;
     // element size of out_i: 0 = 1 byte, 1 = 2, 2 = 4
+    // (int8-only builds: 1 or 4 bytes, the 2-byte path is not built)
     wire [1:0] szk = ((out_i == DT_INT32) || (out_i == DT_F32)) ? 2'd2
-                   : ((out_i == DT_BF16)  || (out_i == DT_F16)) ? 2'd1 : 2'd0;
+                   : ((HAS_FP != 0) && ((out_i == DT_BF16) || (out_i == DT_F16))) ? 2'd1 : 2'd0;
 
     assign cycles_o = (szk == 2'd2) ? D2_16 : (szk == 2'd1) ? D1_16 : D0_16;
 
@@ -206,42 +207,55 @@ module spu_drain_unit #(
         end
     endgenerate
 
-    // ---- bias registers: BW bits per column (sign-extended to ACC_W at use) ------
-    localparam integer BW = (HAS_FP != 0) ? 64 : 32;
-    reg  [COLS*BW-1:0] bias_q;
-    wire               b8 = (HAS_FP != 0) && (in_i != DT_INT8);   // 8-byte elements
-    reg                b8_q;        // the bias holds 8-byte elements
-    integer bj, bt;
-    always @(posedge clk_i) begin
-        if (rst_i || bias_clr_i) begin
-            bias_q <= {COLS*BW{1'b0}};
-            b8_q   <= 1'b0;
-        end else if (bias_we_i) begin
-            b8_q <= b8;
-            // byte bt of column bj's element is byte (bj*S + bt) of the bias
-            for (bj = 0; bj < COLS; bj = bj + 1)
-                for (bt = 0; bt < BW / 8; bt = bt + 1) begin
-                    if (!b8 && bt < 4 && ((bj * 4 + bt) / WB) == {28'd0, bias_idx_i})
-                        bias_q[bj*BW + bt*8 +: 8] <= bias_word_i[((bj * 4 + bt) % WB)*8 +: 8];
-                    if (b8 && ((bj * 8 + bt) / WB) == {28'd0, bias_idx_i})
-                        bias_q[bj*BW + bt*8 +: 8] <= bias_word_i[((bj * 8 + bt) % WB)*8 +: 8];
+    // ---- bias registers (builds with a float format: `bias` traps FORMAT in
+    // the int8-only ones, where they do not fit the UP5K): 64 bits per column,
+    // sign-extended to ACC_W at use ---------------------------------------------
+    localparam integer BW = 64;
+    wire [COLS*BW-1:0] bias_all;
+    wire               b8_all;
+    generate
+        if (HAS_FP != 0) begin : g_bias
+            reg  [COLS*BW-1:0] bias_q;
+            reg                b8_q;        // the bias holds 8-byte elements
+            wire               b8 = (in_i != DT_INT8);
+            integer bj, bt;
+            always @(posedge clk_i) begin
+                if (rst_i || bias_clr_i) begin
+                    bias_q <= {COLS*BW{1'b0}};
+                    b8_q   <= 1'b0;
+                end else if (bias_we_i) begin
+                    b8_q <= b8;
+                    // byte bt of column bj's element is byte (bj*S + bt) of the bias
+                    for (bj = 0; bj < COLS; bj = bj + 1)
+                        for (bt = 0; bt < 8; bt = bt + 1) begin
+                            if (!b8 && bt < 4 && ((bj * 4 + bt) / WB) == {28'd0, bias_idx_i})
+                                bias_q[bj*BW + bt*8 +: 8] <= bias_word_i[((bj * 4 + bt) % WB)*8 +: 8];
+                            if (b8 && ((bj * 8 + bt) / WB) == {28'd0, bias_idx_i})
+                                bias_q[bj*BW + bt*8 +: 8] <= bias_word_i[((bj * 8 + bt) % WB)*8 +: 8];
+                        end
                 end
+            end
+            assign bias_all = bias_q;
+            assign b8_all   = b8_q;
+        end else begin : g_no_bias
+            assign bias_all = {COLS*BW{1'b0}};
+            assign b8_all   = 1'b0;
+            wire unused_bias = &{1'b0, bias_clr_i, bias_we_i, bias_idx_i, bias_word_i, bias_all, b8_all};
         end
-    end
+    endgenerate
 
     // ---- the output pipe of each lane: LANES elements of 32 bits ---------------
     wire [LANES*32-1:0] el;
     generate
         for (g = 0; g < LANES; g = g + 1) begin : g_op
-            // the bias of column grp*LANES + g, sign-extended
-            wire [BW-1:0]    bsel = bias_q[(grp32 * LANES + g) * BW +: BW];
+            // the bias of column grp*LANES + g, sign-extended (0: int8-only builds)
             wire [ACC_W-1:0] lane_bias;
-            if (ACC_W > 32) begin : g_bw
-                wire [63:0] b64 = b8_q ? bsel : {{32{bsel[31]}}, bsel[31:0]};
+            if (HAS_FP != 0) begin : g_bw
+                wire [BW-1:0] bsel = bias_all[(grp32 * LANES + g) * BW +: BW];
+                wire [63:0]   b64  = b8_all ? bsel : {{32{bsel[31]}}, bsel[31:0]};
                 assign lane_bias = {{(ACC_W-64){b64[63]}}, b64};
             end else begin : g_bn
-                assign lane_bias = bsel;
-                wire unused_b8 = b8_q;
+                assign lane_bias = {ACC_W{1'b0}};
             end
             spu_output_pipe #(.ACC_W(ACC_W), .HAS_FP(HAS_FP)) u_op (
                 .acc_i(frontw[g*ACC_W +: ACC_W]), .flags_i(frontf[g*4 +: 4]),

@@ -258,6 +258,7 @@ module spu_sequencer #(
     wire        bias_mis = (ra[OFF-1:0] != 0);
     wire        bias_bad = ({1'b0, ra} + (bias8 ? BSP8 : BSP4)) > LIM33;
     wire        bias_idle = tu_idle_i && !drain_busy_i;
+    wire        is_bias_c = (HAS_FPB != 0) && is_bias;   // int8-only builds: the decoder traps FORMAT
     reg  [3:0]  bn_q;                      // words read so far
     wire        bias_rd;                   // a read cycle of bias (EXEC again)
 
@@ -377,11 +378,11 @@ module spu_sequencer #(
     // queues nothing: timing, no regfile compare on the wait path)
     wire is_tq      = is_st || is_zacc || is_mm;
     wire drain_wait = (is_dw && !(tu_idle_i && drain_free_i)) || (is_idw && !tu_idle_i) ||
-                      (is_tq && !tu_accept_i) || (is_bias && !bias_idle);
-    wire bias_trap  = is_bias && (bias_mis || bias_bad);
-    assign bias_rd  = exec && !illegal && is_bias && !bias_trap && bias_idle && (bn_q != bias_nw);
+                      (is_tq && !tu_accept_i) || (is_bias_c && !bias_idle);
+    wire bias_trap  = is_bias_c && (bias_mis || bias_bad);
+    assign bias_rd  = exec && !illegal && is_bias_c && !bias_trap && bias_idle && (bn_q != bias_nw);
     always @(posedge clk_i)
-        if (rst_i || !(exec && is_bias)) bn_q <= 4'd0;
+        if (rst_i || !(exec && is_bias_c)) bn_q <= 4'd0;
         else if (bias_rd)                bn_q <= bn_q + 4'd1;
     assign bias_re_o   = bias_rd;
     assign bias_addr_o = ra[AW-1:OFF] + {{(AW-OFF-4){1'b0}}, bn_q};
@@ -429,7 +430,7 @@ module spu_sequencer #(
         ex_cause = f_trap_q ? (f_wd_q ? TRAP_WATCHDOG : TRAP_PC_RANGE) :
                    f_fmt_q ? TRAP_FORMAT :
                    (illegal || loop_ill) ? TRAP_ILLEGAL : is_loop ? TRAP_LOOP_STACK :
-                   (is_mm || (is_st && st_mis) || (is_bias && bias_mis)) ? TRAP_MISALIGNED : TRAP_SPAD_RANGE;
+                   (is_mm || (is_st && st_mis) || (is_bias_c && bias_mis)) ? TRAP_MISALIGNED : TRAP_SPAD_RANGE;
         ex_halt  = is_halt;                 // (used with ex_done: not illegal)
         ex_wait = exec && !ex_trap && stays;
         ex_done = exec && !ex_trap && !stays;
