@@ -22,7 +22,8 @@
 
 static const char usage[] =
     "usage: spu gemm [--device URI] --m M --n N --k K [--dtype int8|e4m3|e5m2]\n"
-    "                [--out-dtype int32|f32] [--seed S | --a A.npy --b B.npy [--codes]]\n"
+    "                [--out-dtype f32|bf16|f16|e4m3|e5m2|int8|int32] [--relu] [--ovf]\n"
+    "                [--shift S] [--bias BIAS.npy] [--seed S | --a A.npy --b B.npy [--codes]]\n"
     "                [--out C.npy] [--json]\n"
     "\n"
     "Runs C = A x B on the device (A: MxK, B: KxN, C: MxN, row-major) and exits\n"
@@ -39,10 +40,18 @@ static const char usage[] =
     "\n"
     "  --device URI     model (default, or $SPU_DEVICE), sim, serial:PATH?baud=N\n"
     "  --dtype T        operand dtype (default int8); the device must carry it\n"
-    "  --out-dtype T    int32 (int8 only, the default there) or f32 (default for floats)\n"
+    "  --out-dtype T    what st writes (docs/numerics.md \"Output pipeline\"): int32\n"
+    "                   (int8 only, the default there), int8 (int8 only: the\n"
+    "                   requantizer, --shift S, RNE), f32 (default for floats),\n"
+    "                   bf16, f16, e4m3, e5m2 (the exact sum rounded once, RNE)\n"
+    "  --bias BIAS.npy  N values added to the columns on the device before the\n"
+    "                   rounding (float32; int8 inputs: integers, or int32 .npy)\n"
+    "  --relu           negative outputs become +0 (on the device)\n"
+    "  --ovf            bf16/f16/e4m3/e5m2: overflow gives Inf (e4m3 NaN), not +-max\n"
+    "  --shift S        int8 out: round(acc / 2^S) (default 0)\n"
     "  --codes          --a/--b hold raw codes (uint8 .npy) of --dtype\n"
     "  --seed S         random operands from seed S (default 1)\n"
-    "  --out FILE       write C as an int32 or float32 .npy\n"
+    "  --out FILE       write C as an int32, int8 or float32 (float outs) .npy\n"
     "  --json           one JSON object: device m n k dtype out_dtype bitexact cycles\n"
     "                   model_cycles macs utilization link_bytes wall_s pieces ...\n"
     "                   retries (link frames sent again after faults)\n"
@@ -53,61 +62,144 @@ static const char usage[] =
 #define GEMM_HOST_MAX ((uint64_t)4 << 30)
 
 
-/* The documented device result of one dot product of float codes: the
- * exact sum (each product decoded by the library, exact in double, summed
- * as an integer multiple of 2^-60), NaN / Inf rules, one RNE rounding to
- * f32 (written here, independent of the model's datapath code). */
+/* The documented device result (docs/numerics.md "Datapath numerics",
+ * "Output pipeline"), written here independently of the model's datapath
+ * code and of the library's converters: the exact sum (each product decoded
+ * by the library, exact in double, summed as an integer multiple of 2^-60),
+ * its NaN / Inf flags, then relu and one RNE rounding to the out format. */
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
-static float exact_dot(spu_fmt f, const uint8_t *a, size_t sa, const uint8_t *b, size_t sb, size_t n)
+typedef struct exact_sum {
+    i128 s;                 /* the sum * 2^60 */
+    int nan, pinf, ninf;
+} exact_sum;
+
+static exact_sum exact_dot(const cli_gemm_dtype *dt, const uint8_t *a, size_t sa,
+                           const uint8_t *b, size_t sb, size_t n)
 {
-    int nan = 0, pinf = 0, ninf = 0;
-    i128 s = 0;
+    exact_sum r = { 0, 0, 0, 0 };
     for (size_t k = 0; k < n; k++) {
-        double x = spu_num_to_f32(f, a[k * sa]), y = spu_num_to_f32(f, b[k * sb]);
+        if (dt->dt == CLI_DT_INT8) {
+            r.s += (i128)((int8_t)a[k * sa] * (int8_t)b[k * sb]) * ((i128)1 << 60);
+            continue;
+        }
+        double x = spu_num_to_f32(dt->fmt, a[k * sa]), y = spu_num_to_f32(dt->fmt, b[k * sb]);
         if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
-            nan = 1;
+            r.nan = 1;
             continue;
         }
         double p = x * y;
         if (isinf(p)) {
-            if (p > 0) pinf = 1;
-            else       ninf = 1;
+            if (p > 0) r.pinf = 1;
+            else       r.ninf = 1;
             continue;
         }
-        s += (i128)ldexp(p, 60);
+        r.s += (i128)ldexp(p, 60);
     }
-    if (nan || (pinf && ninf))
-        return NAN;
-    if (pinf || ninf)
-        return pinf ? INFINITY : -INFINITY;
-    if (s == 0)
-        return 0.0f;
-    int neg = s < 0;
-    u128 mag = neg ? (u128)(-s) : (u128)s;
+    return r;
+}
+
+/* A float out format: E exponent bits, M mantissa bits, ocp = OCP E4M3. */
+typedef struct out_fmt {
+    unsigned dt;
+    int E, M, ocp;
+    spu_fmt fmt;
+    const char *key;
+} out_fmt;
+static const out_fmt out_fmts[] = {
+    { CLI_DT_F32,  8, 23, 0, SPU_FMT_F32,  "f32" },
+    { CLI_DT_BF16, 8,  7, 0, SPU_FMT_BF16, "bf16" },
+    { CLI_DT_F16,  5, 10, 0, SPU_FMT_F16,  "f16" },
+    { CLI_DT_E4M3, 4,  3, 1, SPU_FMT_E4M3, "e4m3" },
+    { CLI_DT_E5M2, 5,  2, 0, SPU_FMT_E5M2, "e5m2" },
+};
+static const out_fmt *out_fmt_of(unsigned dt)
+{
+    for (size_t i = 0; i < sizeof out_fmts / sizeof *out_fmts; i++)
+        if (out_fmts[i].dt == dt)
+            return &out_fmts[i];
+    return NULL;
+}
+
+/* RNE of the exact value to f (gradual underflow; overflow on the rounded
+ * magnitude: sat -> +-max, ovf -> +-Inf or E4M3 NaN); relu first. */
+static uint32_t round_float(const out_fmt *f, exact_sum x, int relu, int ovf)
+{
+    const int bias = (1 << (f->E - 1)) - 1;
+    const int emax = f->ocp ? (1 << f->E) - 1 - bias : (1 << f->E) - 2 - bias;
+    const uint32_t maxman = f->ocp ? (1u << f->M) - 2 : (1u << f->M) - 1;
+    const uint32_t maxcode = ((uint32_t)(emax + bias) << f->M) | maxman;
+    const uint32_t sbit = 1u << (f->E + f->M);
+    const uint32_t inf = ((1u << f->E) - 1) << f->M;
+    const uint32_t qnan = f->ocp ? 0x7Fu : inf | (1u << (f->M - 1));
+    if (x.nan || (x.pinf && x.ninf))
+        return qnan;
+    if (x.pinf || x.ninf) {
+        if (relu && x.ninf)
+            return 0;
+        const uint32_t sg = x.ninf ? sbit : 0;
+        return sg | (!ovf ? maxcode : f->ocp ? qnan : inf);
+    }
+    if (x.s == 0 || (relu && x.s < 0))
+        return 0;
+    const int neg = x.s < 0;
+    const u128 mag = neg ? (u128)0 - (u128)x.s : (u128)x.s;
     int msb = 127;
     while (!((mag >> msb) & 1))
         msb--;
-    uint64_t q = (uint64_t)mag;
-    int e = -60;
-    if (msb > 23) {
-        int sh = msb - 23;
-        u128 rem = mag & ((((u128)1) << sh) - 1), half = ((u128)1) << (sh - 1);
-        q = (uint64_t)(mag >> sh);
+    const int e = msb - 60;
+    const int ulp = (e > 1 - bias ? e : 1 - bias) - f->M;
+    const int sh = ulp + 60;
+    u128 q;
+    if (sh <= 0) {
+        q = mag << -sh;
+    } else if (sh > 127) {
+        q = 0;
+    } else {
+        const u128 rem = mag & ((((u128)1) << sh) - 1), half = ((u128)1) << (sh - 1);
+        q = mag >> sh;
         if (rem > half || (rem == half && (q & 1)))
             q++;
-        e = sh - 60;
     }
-    float r = ldexpf((float)q, e);
-    return neg ? -r : r;
+    int ue = ulp;
+    while (q >= ((u128)2 << f->M)) {
+        q >>= 1;
+        ue++;
+    }
+    uint32_t code;
+    if (q < ((u128)1 << f->M)) {
+        code = (uint32_t)q;
+    } else {
+        const int be = ue + f->M + bias;
+        const uint32_t man = (uint32_t)q & ((1u << f->M) - 1);
+        code = ((uint32_t)be << f->M) | man;
+        if (be > emax + bias || (be == emax + bias && man > maxman))
+            code = ovf ? (f->ocp ? qnan : inf) : maxcode;
+    }
+    return (neg ? sbit : 0) | code;
 }
 
-static uint32_t f32_bits(float f)
+/* The reference element of an int8 GEMM's int32 / int8 out. */
+static uint32_t round_int(unsigned out, exact_sum x, int relu, unsigned shift)
 {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
+    int32_t v = (int32_t)(uint32_t)(uint64_t)(x.s >> 60);
+    if (relu && v < 0)
+        v = 0;
+    if (out == CLI_DT_INT32)
+        return (uint32_t)v;
+    int64_t q = v;                              /* round(v / 2^shift), RNE */
+    if (shift) {
+        const int64_t d = (int64_t)1 << shift;
+        int64_t fl = q >= 0 ? q / d : -((-q + d - 1) / d);
+        const int64_t rem = q - fl * d;
+        if (2 * rem > d || (2 * rem == d && (fl & 1)))
+            fl++;
+        q = fl;
+    }
+    q = q > 127 ? 127 : q < -128 ? -128 : q;
+    return (uint8_t)(int8_t)q;
 }
+
 
 
 static int load_matrix(const char *path, spu_tensor *t, const char *what, int want)
@@ -135,11 +227,16 @@ int spu_cmd_gemm(int argc, char **argv)
         { "a", required_argument, 0, 'A' },      { "b", required_argument, 0, 'B' },
         { "out", required_argument, 0, 'o' },    { "json", no_argument, 0, 'j' },
         { "out-dtype", required_argument, 0, 'O' }, { "codes", no_argument, 0, 'c' },
+        { "relu", no_argument, 0, 'r' },         { "ovf", no_argument, 0, 'v' },
+        { "shift", required_argument, 0, 'S' },  { "bias", required_argument, 0, 'b' },
         { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 },
     };
     const char *device = cli_default_device(), *apath = NULL, *bpath = NULL, *out = NULL;
     uint64_t dims[3] = { 0, 0, 0 }, seed = 1;
     int have[3] = { 0, 0, 0 }, json = 0, c, codes = 0, out_dt = -1, have_seed = 0;
+    int relu = 0, ovf = 0, have_shift = 0;
+    const char *bias_path = NULL;
+    uint64_t shift = 0;
     const cli_gemm_dtype *dt = &cli_gemm_dtypes[0];
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -162,9 +259,23 @@ int spu_cmd_gemm(int argc, char **argv)
             break;
         case 'O':
             if (!strcmp(optarg, "int32")) out_dt = CLI_DT_INT32;
-            else if (!strcmp(optarg, "f32")) out_dt = CLI_DT_F32;
-            else
-                return cli_usage_error("gemm", "unsupported --out-dtype '%s' (supported: int32 f32)", optarg);
+            else if (!strcmp(optarg, "int8")) out_dt = CLI_DT_INT8;
+            else {
+                for (size_t i = 0; i < sizeof out_fmts / sizeof *out_fmts; i++)
+                    if (!strcmp(optarg, out_fmts[i].key))
+                        out_dt = (int)out_fmts[i].dt;
+                if (out_dt < 0)
+                    return cli_usage_error("gemm", "unsupported --out-dtype '%s' "
+                                           "(supported: f32 bf16 f16 e4m3 e5m2 int8 int32)", optarg);
+            }
+            break;
+        case 'r': relu = 1; break;
+        case 'b': bias_path = optarg; break;
+        case 'v': ovf = 1; break;
+        case 'S':
+            if (cli_parse_u64(optarg, &shift) || shift > 31)
+                return cli_usage_error("gemm", "--shift needs an integer in 0..31, got '%s'", optarg);
+            have_shift = 1;
             break;
         case 'c': codes = 1; break;
         case 's':
@@ -190,6 +301,14 @@ int spu_cmd_gemm(int argc, char **argv)
         out_dt = is_float ? CLI_DT_F32 : CLI_DT_INT32;
     if (out_dt == CLI_DT_INT32 && is_float)
         return cli_usage_error("gemm", "--out-dtype int32 needs --dtype int8 (float inputs give f32)");
+    if (out_dt == CLI_DT_INT8 && is_float)
+        return cli_usage_error("gemm", "--out-dtype int8 (the requantizer) needs --dtype int8; "
+                               "float inputs round to f32 bf16 f16 e4m3 e5m2");
+    if (have_shift && out_dt != CLI_DT_INT8)
+        return cli_usage_error("gemm", "--shift is the int8 requantizer's; it needs --out-dtype int8");
+    if (ovf && (out_dt == CLI_DT_INT8 || out_dt == CLI_DT_INT32 || out_dt == CLI_DT_F32))
+        return cli_usage_error("gemm", "--ovf chooses Inf over saturation for bf16 f16 e4m3 e5m2 outputs only");
+    const out_fmt *of = out_fmt_of((unsigned)out_dt);     /* NULL: int32 / int8 */
     if (codes && (!is_float || !apath))
         return cli_usage_error("gemm", "--codes needs a float --dtype and --a/--b");
     if (cli_check_output("gemm", out))
@@ -208,7 +327,8 @@ int spu_cmd_gemm(int argc, char **argv)
                                    GEMM_HOST_MAX / 1073741824.0);
     }
 
-    spu_tensor ta = { 0 }, tb = { 0 };
+    spu_tensor ta = { 0 }, tb = { 0 }, tbias = { 0 };
+    double *bias = NULL;                     /* --bias values */
     uint8_t *A = NULL, *B = NULL;            /* operand codes, one per byte */
     float *Af = NULL, *Bf = NULL;            /* unquantized float inputs (float dtypes) */
     int ret = 1;
@@ -246,6 +366,38 @@ int spu_cmd_gemm(int argc, char **argv)
     }
     const uint32_t M = (uint32_t)dims[0], N = (uint32_t)dims[1], K = (uint32_t)dims[2];
     const size_t sa = (size_t)M * K, sb = (size_t)K * N;
+    /* --bias: N values (float32, or int32 for int8 inputs) added to the columns
+     * on the device before the rounding */
+    if (bias_path) {
+        char err[256];
+        int brc = spu_npy_load(bias_path, &tbias, err, sizeof err);
+        if (brc) {
+            if (err[0]) cli_fail("gemm", "--bias: %s", err);
+            else cli_fail("gemm", "--bias: %s: %s", bias_path, spu_strerror(brc));
+            goto done;
+        }
+        const int okdt = tbias.dtype == SPU_NPY_FLOAT32 || (!is_float && tbias.dtype == SPU_NPY_INT32);
+        if (!okdt || tbias.ndim != 1 || tbias.shape[0] != N) {
+            cli_fail("gemm", "--bias: %s: need a 1-D %s array of N = %u values, got %d-D %s of %" PRIu64,
+                     bias_path, is_float ? "float32" : "float32 or int32", N, tbias.ndim,
+                     spu_npy_dtype_name(tbias.dtype), tbias.ndim ? tbias.shape[0] : 0);
+            goto done;
+        }
+        if (!(bias = malloc((size_t)N * sizeof *bias))) {
+            cli_fail("gemm", "out of memory");
+            goto done;
+        }
+        for (uint32_t j = 0; j < N; j++) {
+            bias[j] = tbias.dtype == SPU_NPY_INT32 ? ((const int32_t *)tbias.data)[j]
+                                                  : ((const float *)tbias.data)[j];
+            const double g = is_float ? ldexp(bias[j], 32) : bias[j];
+            if (!(fabs(g) < (is_float ? 0x1p63 : 0x1p31)) || (!is_float && g != nearbyint(g))) {
+                cli_fail("gemm", "--bias: %s: element %u = %g is not %s", bias_path, j, bias[j],
+                         is_float ? "finite with |bias| < 2^31" : "an integer in int32 range (int8 inputs add the bias to the int32 sum)");
+                goto done;
+            }
+        }
+    }
     if (apath && !is_float) {
         A = ta.data;
         B = tb.data;
@@ -298,10 +450,11 @@ int spu_cmd_gemm(int argc, char **argv)
     /* simulators: the simulated board's time for the whole call, link included (docs/sim.md) */
     spu_sim_time_t st0, st1;
     const int have_sim = spu_sim_time(dev, &st0) == 0;
-    if (!is_float && out_dt == CLI_DT_INT32)
+    const spu_gemm_epilogue epi = { (unsigned)out_dt, relu, ovf, (unsigned)shift, SPU_ROUND_RNE, bias };
+    if (!is_float && out_dt == CLI_DT_INT32 && !relu && !bias)
         rc = spu_gemm_i8(dev, M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)C, &go, &s);
     else
-        rc = spu_gemm(dev, (unsigned)dt->dt, (unsigned)out_dt, M, N, K, A, B, C, &go, &s);
+        rc = spu_gemm_epi(dev, (unsigned)dt->dt, &epi, M, N, K, A, B, C, &go, &s);
     const int have_simt = have_sim && rc == 0 && spu_sim_time(dev, &st1) == 0;
     if (rc) {
         spu_status_t st;
@@ -309,9 +462,14 @@ int spu_cmd_gemm(int argc, char **argv)
             cli_fail("gemm", "device trapped: %s at pc %u", spu_trap_name(st.trap), st.pc);
         else if (rc == SPU_ENOTSUP && !(info.formats & (1u << dt->dt)))
             cli_fail("gemm", "%s does not carry %s (INFO formats 0x%x)", device, dt->key, info.formats);
-        else if (rc == SPU_ENOTSUP && out_dt == CLI_DT_F32)
-            cli_fail("gemm", "on %s: f32 output needs K in one scratchpad piece (K = %u is too large, "
-                     "docs/numerics.md)", device, K);
+        else if (rc == SPU_ENOTSUP && !(info.formats & ~1u))
+            cli_fail("gemm", "%s has no float format (INFO formats 0x%x): %s needs one "
+                     "(docs/numerics.md \"Output pipeline\")", device, info.formats,
+                     of && of->dt != CLI_DT_F32 ? "a float --out-dtype" : bias ? "--bias" : "this --out-dtype");
+        else if (rc == SPU_ENOTSUP && (out_dt != CLI_DT_INT32 || relu || bias))
+            cli_fail("gemm", "on %s: --out-dtype %s%s needs K in one scratchpad piece (K = %u is too large, "
+                     "docs/numerics.md)", device, of ? of->key : out_dt == CLI_DT_INT8 ? "int8" : "int32",
+                     relu ? " with --relu" : bias ? " with --bias" : "", K);
         else if (rc == SPU_EMISMATCH)
             cli_fail("gemm", "on %s: the device result differs from the C model", device);
         else
@@ -320,24 +478,31 @@ int spu_cmd_gemm(int argc, char **argv)
     }
     if (!go.check_model)
         s.model_cycles = s.cycles;
-    /* the reference: int8 -> int32 a triple loop; otherwise the exact sum
-     * rounded once (int8 -> f32: the int64 sum rounded by the C cast) */
-    if (!is_float && out_dt == CLI_DT_INT32) {
+    /* the reference: int8 -> int32 a triple loop; otherwise the exact sum,
+     * relu, rounded once to the out format (written here) */
+    const uint32_t ob = of ? (of->M >= 7 ? (of->M == 23 ? 4 : 2) : 1) : out_dt == CLI_DT_INT8 ? 1 : 4;
+    if (!is_float && out_dt == CLI_DT_INT32 && !relu && !bias) {
         spu_gemm_i8_reference(M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)R);
     } else {
         for (uint32_t i = 0; i < M; i++)
             for (uint32_t j = 0; j < N; j++) {
-                float r;
-                if (is_float) {
-                    r = exact_dot(dt->fmt, A + (size_t)i * K, 1, B + j, N, K);
-                } else {
-                    int64_t acc = 0;
-                    for (uint32_t k = 0; k < K; k++)
-                        acc += (int8_t)A[(size_t)i * K + k] * (int8_t)B[(size_t)k * N + j];
-                    r = (float)acc;
-                }
-                R[(size_t)i * N + j] = f32_bits(r);
+                exact_sum x = exact_dot(dt, A + (size_t)i * K, 1, B + j, N, K);
+                if (bias)   /* on the accumulator's grid, as the device (docs/isa.md `bias`) */
+                    x.s += is_float ? (i128)(int64_t)nearbyint(ldexp(bias[j], 32)) * ((i128)1 << 28)
+                                    : (i128)(int64_t)bias[j] * ((i128)1 << 60);
+                R[(size_t)i * N + j] = of ? round_float(of, x, relu, of->dt == CLI_DT_F32 ? 1 : ovf)
+                                          : round_int((unsigned)out_dt, x, relu, (unsigned)shift);
             }
+    }
+    /* the device's elements as 32-bit words (C holds M*N elements of ob bytes) */
+    if (ob < 4) {
+        const uint8_t *cb = (const uint8_t *)C;
+        for (size_t i = (size_t)M * N; i-- > 0;) {
+            uint32_t v = 0;
+            for (uint32_t b = 0; b < ob; b++)
+                v |= (uint32_t)cb[i * ob + b] << (8 * b);
+            C[i] = v;
+        }
     }
     size_t bad = (size_t)-1, nbad = 0;
     for (size_t i = 0; i < (size_t)M * N; i++)
@@ -347,7 +512,7 @@ int spu_cmd_gemm(int argc, char **argv)
         }
     /* error of the device result against fp64 of the unquantized inputs */
     double max_abs = 0, se = 0, sr = 0;
-    int have_err = out_dt == CLI_DT_F32;
+    int have_err = of != NULL;
     if (have_err) {
         for (uint32_t i = 0; i < M; i++)
             for (uint32_t j = 0; j < N; j++) {
@@ -366,9 +531,12 @@ int spu_cmd_gemm(int argc, char **argv)
                     }
                     ref += x * y;
                 }
-                float c;
-                memcpy(&c, &C[(size_t)i * N + j], 4);
-                double e = fabs((double)c - ref);
+                if (bias)
+                    ref += bias[j];
+                if (relu && ref < 0)
+                    ref = 0;
+                double c = spu_num_to_f32(of->fmt, C[(size_t)i * N + j]);
+                double e = fabs(c - ref);
                 if (!(e <= max_abs)) max_abs = e;    /* NaN propagates */
                 se += e * e;
                 sr += ref * ref;
@@ -378,13 +546,23 @@ int spu_cmd_gemm(int argc, char **argv)
     const double sqnr = se > 0 ? 10 * log10(sr / se) : INFINITY;
     const double util = s.cycles ? (double)s.macs / ((double)s.cycles * info.rows * info.cols) : 0.0;
     if (out) {
-        spu_tensor tc = { out_dt == CLI_DT_F32 ? SPU_NPY_FLOAT32 : SPU_NPY_INT32, 2, { M, N }, C };
+        /* float outs as float32 values, int8 as int8, int32 as int32 */
+        if (of && of->dt != CLI_DT_F32)
+            for (size_t i = 0; i < (size_t)M * N; i++) {
+                float f = spu_num_to_f32(of->fmt, C[i]);
+                memcpy(&C[i], &f, 4);
+            }
+        if (out_dt == CLI_DT_INT8)
+            for (size_t i = 0; i < (size_t)M * N; i++)
+                ((int8_t *)C)[i] = (int8_t)(uint8_t)C[i];
+        spu_tensor tc = { of ? SPU_NPY_FLOAT32 : out_dt == CLI_DT_INT8 ? SPU_NPY_INT8 : SPU_NPY_INT32,
+                          2, { M, N }, C };
         cli_output o;
         char hdr[640];
         if (cli_npy_output(&o, out, &tc, hdr, sizeof hdr) || cli_write_outputs("gemm", 1, &o))
             goto cleanup;
     }
-    const char *out_key = out_dt == CLI_DT_F32 ? "f32" : "int32";
+    const char *out_key = of ? of->key : out_dt == CLI_DT_INT8 ? "int8" : "int32";
     if (json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "device", device);
@@ -393,6 +571,10 @@ int spu_cmd_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(o, "k", K);
         cJSON_AddStringToObject(o, "dtype", dt->key);
         cJSON_AddStringToObject(o, "out_dtype", out_key);
+        cJSON_AddBoolToObject(o, "relu", relu);
+        cJSON_AddBoolToObject(o, "bias", bias != NULL);
+        if (of && of->dt != CLI_DT_F32) cJSON_AddStringToObject(o, "overflow", ovf ? "ovf" : "sat");
+        if (out_dt == CLI_DT_INT8) cJSON_AddNumberToObject(o, "shift", (double)shift);
         cJSON_AddBoolToObject(o, "bitexact", nbad == 0);
         cJSON_AddNumberToObject(o, "cycles", (double)s.cycles);
         cJSON_AddNumberToObject(o, "model_cycles", (double)s.model_cycles);
@@ -430,7 +612,7 @@ int spu_cmd_gemm(int argc, char **argv)
         printf("spu gemm on %s (%ux%u array): C[%u x %u] = A[%u x %u] x B[%u x %u], %s -> %s\n",
                device, info.rows, info.cols, M, N, M, K, K, N, dt->key, out_key);
         printf("  %-12s %s\n", "result", nbad ? "MISMATCH"
-               : is_float || out_dt == CLI_DT_F32 ? "bit-exact vs exact-sum reference (one RNE rounding)"
+               : is_float || of ? "bit-exact vs exact-sum reference (one RNE rounding)"
                                                : "bit-exact vs plain C reference");
         printf("  %-12s %" PRIu64 "  (model %" PRIu64 ", %u piece%s)\n", "cycles", s.cycles,
                s.model_cycles, s.pieces, s.pieces == 1 ? "" : "s");
@@ -462,5 +644,7 @@ done:
     if (Bf != tb.data) free(Bf);
     spu_tensor_free(&ta);
     spu_tensor_free(&tb);
+    spu_tensor_free(&tbias);
+    free(bias);
     return ret;
 }

@@ -8,6 +8,7 @@
 // here from the OCP OFP8 definitions, multiplied in double (exact: at most
 // 4 x 4 significant bits) and the rounding is a few lines below.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -75,6 +76,98 @@ inline uint32_t dot_f32(Fmt f, const uint8_t *a, size_t sa, const uint8_t *b, si
     uint32_t u;
     std::memcpy(&u, &r, 4);
     return u;
+}
+
+// The exact sum of the dot product on the grid 2^-60 and its flags.
+struct ExactSum {
+    i128 s = 0;
+    bool nan = false, pinf = false, ninf = false;
+};
+inline ExactSum dot_exact(Fmt f, const uint8_t *a, size_t sa, const uint8_t *b, size_t sb, size_t n)
+{
+    ExactSum r;
+    for (size_t k = 0; k < n; k++) {
+        double x = decode(f, a[k * sa]), y = decode(f, b[k * sb]);
+        if (std::isnan(x) || std::isnan(y) || (std::isinf(x) && y == 0) || (std::isinf(y) && x == 0)) {
+            r.nan = true;
+            continue;
+        }
+        double p = x * y;
+        if (std::isinf(p)) {
+            (p > 0 ? r.pinf : r.ninf) = true;
+            continue;
+        }
+        r.s += (i128)std::ldexp(p, 60);
+    }
+    return r;
+}
+
+// A narrow float target of the output pipeline (docs/numerics.md "Output
+// pipeline"): E exponent bits, M mantissa bits; ocp = OCP E4M3 (no Inf,
+// S.1111.111 the only NaN) else IEEE-style (all-ones exponent = Inf / NaN).
+struct Target {
+    int E, M;
+    bool ocp;
+};
+constexpr Target BF16{8, 7, false}, F16{5, 10, false}, T_E4M3{4, 3, true}, T_E5M2{5, 2, false};
+
+// The code of round-to-nearest-even of x = sign * mag * 2^lsb in t, straight
+// from the definition (the grid of t's binade, or its subnormal grid;
+// overflow: sat -> +-max finite, ovf -> +-Inf or, E4M3, NaN). relu: a
+// negative value or -Inf gives +0 (applied to the exact value first).
+inline uint32_t round_to(Target t, const ExactSum &x, int lsb, bool relu, bool ovf)
+{
+    const int bias = (1 << (t.E - 1)) - 1;
+    const int emax = t.ocp ? (1 << t.E) - 1 - bias : (1 << t.E) - 2 - bias;   // of the largest binade
+    const uint32_t maxman = t.ocp ? (1u << t.M) - 2 : (1u << t.M) - 1;        // its largest mantissa
+    const uint32_t maxcode = ((uint32_t)(emax + bias) << t.M) | maxman;
+    const uint32_t sbit = 1u << (t.E + t.M);
+    const uint32_t nan = t.ocp ? 0x7Fu : ((((1u << t.E) - 1) << t.M) | (1u << (t.M - 1)));
+    const uint32_t inf = ((1u << t.E) - 1) << t.M;
+    if (x.nan || (x.pinf && x.ninf)) return nan;
+    if (x.pinf || x.ninf) {
+        if (relu && x.ninf) return 0;
+        const uint32_t s = x.ninf ? sbit : 0;
+        if (!ovf) return s | maxcode;
+        return t.ocp ? (s | nan) : (s | inf);
+    }
+    if (x.s == 0 || (relu && x.s < 0)) return 0;
+    const bool neg = x.s < 0;
+    __extension__ typedef unsigned __int128 u128;
+    const u128 mag = neg ? (u128)(-x.s) : (u128)x.s;
+    int msb = 127;
+    while (!((mag >> msb) & 1)) msb--;
+    // exponent of the binade, the ulp there (>= the subnormal ulp)
+    const int e = msb + lsb;
+    const int ulp = std::max(e, 1 - bias) - t.M;
+    // q = mag * 2^(lsb - ulp) rounded to an integer, RNE
+    u128 q;
+    const int sh = ulp - lsb;
+    if (sh <= 0) {
+        q = mag << (-sh);
+    } else if (sh > 127) {
+        q = 0;
+    } else {
+        q = mag >> sh;
+        const u128 rem = mag & ((((u128)1) << sh) - 1), half = ((u128)1) << (sh - 1);
+        if (rem > half || (rem == half && (q & 1))) q++;
+    }
+    // q * 2^ulp: normalise to a code
+    int ue = ulp;
+    while (q >= ((u128)2 << t.M)) {   // rounding carried into the next binade
+        q >>= 1;                      // (exact: the low bit is 0 then)
+        ue++;
+    }
+    uint32_t code;
+    if (q < ((u128)1 << t.M)) {
+        code = (uint32_t)q;            // subnormal (or zero)
+    } else {
+        const int be = ue + t.M + bias;   // biased exponent
+        code = ((uint32_t)be << t.M) | ((uint32_t)q & ((1u << t.M) - 1));
+        if (be > emax + bias || (be == emax + bias && ((uint32_t)q & ((1u << t.M) - 1)) > maxman))
+            code = ovf ? (t.ocp ? nan : inf) : maxcode;
+    }
+    return (neg ? sbit : 0) | code;
 }
 
 }  // namespace exact_ref

@@ -209,3 +209,63 @@ TEST(CliBenchGemm, SweepJsonAndBadShapes)
 }
 
 }  // namespace
+
+namespace {
+
+// The output pipeline through the CLI (docs/numerics.md "Output pipeline"):
+// every out dtype with relu and a bias, bit-exact against the CLI's own
+// exact-rational reference; the bad combinations are clear errors.
+TEST(CliGemm, OutDtypeBiasReluJsonAndErrors)
+{
+    const uint32_t N = 13;
+    std::vector<float> bf(N);
+    std::vector<int32_t> bi(N);
+    for (uint32_t j = 0; j < N; j++) {
+        bf[j] = (float)((int)j - 6) * 0.375f;
+        bi[j] = ((int)j - 6) * 977;
+    }
+    const std::string bfp = tmp("bias_f.npy"), bip = tmp("bias_i.npy"), bshort = tmp("bias_short.npy");
+    spu_tensor tf = { SPU_NPY_FLOAT32, 1, { N }, bf.data() }, ti = { SPU_NPY_INT32, 1, { N }, bi.data() },
+               ts = { SPU_NPY_FLOAT32, 1, { 5 }, bf.data() };
+    ASSERT_EQ(spu_npy_save(bfp.c_str(), &tf), 0);
+    ASSERT_EQ(spu_npy_save(bip.c_str(), &ti), 0);
+    ASSERT_EQ(spu_npy_save(bshort.c_str(), &ts), 0);
+    const std::string base = kSpu + " gemm --device model --m 11 --n 13 --k 29 --seed 5 --json ";
+    for (const char *out : {"f32", "bf16", "f16", "e4m3", "e5m2"}) {
+        auto r = sh(base + "--dtype e4m3 --relu --bias " + bfp + " --out-dtype " + out);
+        ASSERT_EQ(r.code, 0) << r.out;
+        for (const char *key : {"\"bitexact\":true", "\"relu\":true", "\"bias\":true", "\"sqnr_db\":"})
+            EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+        EXPECT_NE(r.out.find(std::string("\"out_dtype\":\"") + out + "\""), std::string::npos) << r.out;
+    }
+    for (const char *out : {"int8 --shift 9", "int32", "e4m3 --ovf"}) {
+        auto r = sh(base + "--bias " + bip + " --relu --out-dtype " + out);
+        ASSERT_EQ(r.code, 0) << out << ": " << r.out;
+        EXPECT_NE(r.out.find("\"bitexact\":true"), std::string::npos) << r.out;
+    }
+    // usage errors exit 2, refused inputs 1; stderr names the problem
+    struct Bad { std::string args, msg; int code; } bad[] = {
+        {"--out-dtype fp8", "unsupported --out-dtype", 2},
+        {"--dtype e4m3 --out-dtype int8", "needs --dtype int8", 2},
+        {"--dtype e5m2 --out-dtype int32", "needs --dtype int8", 2},
+        {"--out-dtype bf16 --shift 3", "--shift", 2},
+        {"--out-dtype f32 --ovf", "--ovf", 2},
+        {"--out-dtype int8 --shift 40", "--shift needs an integer in 0..31", 2},
+        {"--bias " + bshort, "N = 13", 1},
+        {"--bias " + bfp, "not an integer", 1},
+        {"--bias " + tmp("no_such_bias.npy"), "--bias", 1},
+        {"--out-dtype bf16 --device 'model?formats=1'", "no float format", 1},
+        {"--bias " + bip + " --device 'model?formats=1'", "--bias needs one", 1},
+    };
+    for (const auto &b : bad) {
+        Result r{-1, ""};
+        r.code = run_cmd(base + b.args, &r.out);   // stderr too
+        EXPECT_EQ(r.code, b.code) << b.args << ": " << r.out;
+        EXPECT_NE(r.out.find(b.msg), std::string::npos) << b.args << ": " << r.out;
+    }
+    std::remove(bfp.c_str());
+    std::remove(bip.c_str());
+    std::remove(bshort.c_str());
+}
+
+}  // namespace

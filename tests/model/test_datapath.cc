@@ -175,3 +175,45 @@ TEST(Datapath, Int8OnlyBuildTrapsFormatAndSaysSo)
 }
 
 }  // namespace
+
+namespace {
+
+// The output pipeline rounds the exact sum once (docs/numerics.md "Output
+// pipeline"): 8*8 + 0.5*0.5 + 2^-9*2^-9 = 64.25 + 2^-18 is above the bf16
+// tie 64.25 between 64 and 64.5, so bf16 out is 64.5 (0x4281). Rounding
+// through an RNE binary32 first would give 64.25 (2^-18 is a binary32 tie
+// there, to even) and then bf16 64 (0x4280): this fails if the pipeline
+// double-rounds. With relu, -(that) is +0; with a bias of -64.5 the bf16
+// result is the exact -0.25 + 2^-18 rounded once: -0.25 (0xBE80).
+TEST(OutputPipeline, RoundsOnceNotThroughF32)
+{
+    spu_device *dev = nullptr;
+    ASSERT_EQ(spu_open(&dev, "model"), 0);
+    const uint8_t A[3] = {0x50, 0x30, 0x01}, B[3] = {0x50, 0x30, 0x01}, An[3] = {0xD0, 0xB0, 0x81};
+    uint16_t c = 0;
+    spu_gemm_epilogue e = {SPU_DTYPE_BF16, 0, 0, 0, SPU_ROUND_RNE, nullptr};
+    ASSERT_EQ(spu_gemm_epi(dev, SPU_DTYPE_E4M3, &e, 1, 1, 3, A, B, &c, nullptr, nullptr), 0);
+    EXPECT_EQ(c, 0x4281);
+    e.relu = 1;
+    ASSERT_EQ(spu_gemm_epi(dev, SPU_DTYPE_E4M3, &e, 1, 1, 3, An, B, &c, nullptr, nullptr), 0);
+    EXPECT_EQ(c, 0x0000);
+    e.relu = 0;
+    const double bias = -64.5;
+    e.bias = &bias;
+    ASSERT_EQ(spu_gemm_epi(dev, SPU_DTYPE_E4M3, &e, 1, 1, 3, A, B, &c, nullptr, nullptr), 0);
+    EXPECT_EQ(c, 0xBE80);
+    // f32 out of the same sum: 64.25 + 2^-18 is exact in binary32
+    float f = 0;
+    e = {SPU_DTYPE_F32, 0, 0, 0, SPU_ROUND_RNE, nullptr};
+    ASSERT_EQ(spu_gemm_epi(dev, SPU_DTYPE_E4M3, &e, 1, 1, 3, A, B, &f, nullptr, nullptr), 0);
+    EXPECT_EQ(f, 64.25f + 0x1p-18f);
+    // bad epilogues: int32 out of float inputs, a non-integer bias for int8
+    e = {SPU_DTYPE_INT32, 0, 0, 0, SPU_ROUND_RNE, nullptr};
+    EXPECT_EQ(spu_gemm_epi(dev, SPU_DTYPE_E4M3, &e, 1, 1, 3, A, B, &f, nullptr, nullptr), SPU_EINVAL);
+    const double half = 0.5;
+    e.bias = &half;
+    EXPECT_EQ(spu_gemm_epi(dev, SPU_DTYPE_INT8, &e, 1, 1, 3, A, B, &f, nullptr, nullptr), SPU_EINVAL);
+    spu_close(dev);
+}
+
+}  // namespace

@@ -181,7 +181,7 @@ TEST(ModelTraps, EveryCause)
         {{enc(SPU_OP_NOP), enc(SPU_OP_LOOP, 1, 0, 0, 2), halt}, SPU_TRAP_ILLEGAL, 1, {1}, 0},  // empty body
         {{enc(SPU_OP_CFG, 0, 0, 0, 1)}, SPU_TRAP_ILLEGAL, 0, {}, 0},                  // in=int32 not an array type
         {{enc(SPU_OP_CFG, 0, 0, 0, 3 << 13)}, SPU_TRAP_ILLEGAL, 0, {}, 0},            // round=3
-        {{enc(SPU_OP_CFG, 0, 0, 0, 1 << 16)}, SPU_TRAP_ILLEGAL, 0, {}, 0},            // reserved cfg bit
+        {{enc(SPU_OP_CFG, 0, 0, 0, 1 << 17)}, SPU_TRAP_ILLEGAL, 0, {}, 0},            // reserved cfg bit
         {{enc(SPU_OP_CNT, 9, 0, 0, SPU_CNT_COUNT)}, SPU_TRAP_ILLEGAL, 0, {}, 0},      // unknown counter
         {{enc(SPU_OP_MM, 1, 2, 3)}, SPU_TRAP_SPAD_RANGE, 0, {262144 - 8, 0, 2}, 0},   // A runs off the end
         {{enc(SPU_OP_MM, 1, 2, 3)}, SPU_TRAP_MISALIGNED, 0, {4, 0, 1}, 0},            // A misaligned

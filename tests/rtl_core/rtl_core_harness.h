@@ -243,14 +243,16 @@ inline uint32_t CFG(unsigned out, unsigned shift, unsigned round, unsigned relu)
     return enc(SPU_OP_CFG, 0, 0, 0, (int32_t)((out << 4) | (shift << 8) | (round << 13) | (relu << 15)));
 }
 // cfg with an input dtype too
-inline uint32_t CFGI(unsigned in, unsigned out, unsigned shift = 0, unsigned round = 0, unsigned relu = 0)
+inline uint32_t CFGI(unsigned in, unsigned out, unsigned shift = 0, unsigned round = 0, unsigned relu = 0,
+                     unsigned ovf = 0)
 {
     return enc(SPU_OP_CFG, 0, 0, 0,
-               (int32_t)(in | (out << 4) | (shift << 8) | (round << 13) | (relu << 15)));
+               (int32_t)(in | (out << 4) | (shift << 8) | (round << 13) | (relu << 15) | (ovf << 16)));
 }
 inline uint32_t STRIDE(unsigned a, unsigned b, unsigned c) { return enc(SPU_OP_STRIDE, a, b, c); }
 inline uint32_t ZACC() { return enc(SPU_OP_ZACC); }
 inline uint32_t MM(unsigned a, unsigned b, unsigned c) { return enc(SPU_OP_MM, a, b, c); }
 inline uint32_t ST(unsigned a) { return enc(SPU_OP_ST, a); }
 inline uint32_t SYNC() { return enc(SPU_OP_SYNC); }
+inline uint32_t BIAS(unsigned a) { return enc(SPU_OP_BIAS, a); }
 inline uint32_t CNT(unsigned a, int32_t id) { return enc(SPU_OP_CNT, a, 0, 0, id); }

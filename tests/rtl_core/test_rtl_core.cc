@@ -32,7 +32,8 @@ class RtlCore : public ::testing::TestWithParam<int> {
 
     uint32_t drain_cycles(unsigned out) const
     {
-        uint32_t bytes = (out == SPU_DTYPE_INT32 || out == SPU_DTYPE_F32) ? 4 : 1, L = g.drain_lanes;
+        uint32_t bytes = (out == SPU_DTYPE_INT32 || out == SPU_DTYPE_F32) ? 4
+                       : (out == SPU_DTYPE_BF16 || out == SPU_DTYPE_F16) ? 2 : 1, L = g.drain_lanes;
         return g.rows * (g.cols / L) * ((L * bytes + WB - 1) / WB);
     }
     // A fresh reference model with this geometry.
@@ -207,7 +208,7 @@ TEST_P(RtlCore, TrapIllegal)
         enc(SPU_OP_CFG, 0, 0, 0, 0x10) | 1u,                 // cfg in = 1 (int32 input)
         enc(SPU_OP_CFG, 0, 0, 0, 0x20),                      // cfg out = 2
         enc(SPU_OP_CFG, 0, 0, 0, 3 << 13),                   // round = 3
-        enc(SPU_OP_CFG, 0, 0, 0, 0) | (1u << 16),            // cfg reserved bits
+        enc(SPU_OP_CFG, 0, 0, 0, 0) | (1u << 17),            // cfg reserved bits (16 is ovf)
         (uint32_t)SPU_OP_LUI << 26 | (1u << 16),             // lui imm22[21:16]
         (uint32_t)SPU_OP_SHLI << 26 | (1u << 5),             // shli imm18[17:5]
         CNT(1, 9),                                           // unknown counter
@@ -242,9 +243,9 @@ TEST_P(RtlCore, CfgFormatsTrapAsTheModelSays)
         }
     if (g.formats == 1) {
         EXPECT_EQ(n_ok, 2);     // int8 -> int8 / int32
-        EXPECT_EQ(n_fmt, 7);    // e4m3, e5m2 x 3 outs; int8 -> f32
+        EXPECT_EQ(n_fmt, 19);   // e4m3, e5m2 x 7 outs; int8 -> f32 bf16 f16 e4m3 e5m2
     } else {
-        EXPECT_EQ(n_ok, 9);
+        EXPECT_EQ(n_ok, 21);    // 3 ins x 7 outs
         EXPECT_EQ(n_fmt, 0);
     }
 }
@@ -304,7 +305,176 @@ TEST_P(RtlCore, FloatGemmMatchesModelAndExactReference)
                 runs++;
             }
     }
-    if (g.formats != 1) EXPECT_GT(runs, 50);
+    if (g.formats != 1) {
+        EXPECT_GT(runs, 50);
+    }
+}
+
+// The output pipeline (docs/numerics.md "Output pipeline"): every out dtype
+// x relu x sat/ovf, for int8 and FP8 inputs, RTL vs the model bit for bit
+// (and cycles), and the narrow float outs vs an exact-rational reference
+// rounded straight to the target (exact_ref::round_to, no f32 step).
+TEST_P(RtlCore, OutputPipelineEveryOutDtypeMatchesModelAndExactReference)
+{
+    const uint32_t R = g.rows, C = g.cols;
+    std::mt19937 rng(4242 + GetParam());
+    const unsigned outs[] = {SPU_DTYPE_INT8, SPU_DTYPE_INT32, SPU_DTYPE_F32, SPU_DTYPE_BF16,
+                             SPU_DTYPE_F16, SPU_DTYPE_E4M3, SPU_DTYPE_E5M2};
+    int checked = 0;
+    for (unsigned in : {SPU_DTYPE_INT8, SPU_DTYPE_E4M3, SPU_DTYPE_E5M2}) {
+        if (!(g.formats & (1u << in))) continue;
+        for (unsigned out : outs) {
+            const bool fout = out != SPU_DTYPE_INT8 && out != SPU_DTYPE_INT32;
+            if (fout && g.formats == 1) continue;   // traps FORMAT (CfgFormatsTrapAsTheModelSays)
+            // (relu, ovf, operand mode): finite, with NaN/Inf, near the largest magnitudes
+            static const int combos[][3] = {{0, 0, 1}, {1, 0, 4}, {0, 1, 3}, {1, 1, 3}, {0, 0, 3}, {1, 1, 4}};
+            for (const auto &cb : combos) {
+                        const unsigned relu = (unsigned)cb[0], ovf = (unsigned)cb[1];
+                        const int mode = cb[2];
+                        const uint32_t K = mode == 3 ? 33u : 7u;
+                        SCOPED_TRACE(::testing::Message() << "in " << in << " out " << out << " relu " << relu
+                                                          << " ovf " << ovf << " mode " << mode);
+                        std::vector<uint8_t> mem(4096 + R * C * 4, 0);
+                        for (uint32_t k = 0; k < K; k++) {
+                            for (uint32_t i = 0; i < R; i++)
+                                mem[k * WB + i] = in == SPU_DTYPE_INT8 ? (uint8_t)(rng() | (mode == 3 ? 0x70 : 0))
+                                                                       : fp_code(rng, in, mode);
+                            for (uint32_t j = 0; j < C; j++)
+                                mem[2048 + k * WB + j] = in == SPU_DTYPE_INT8 ? (uint8_t)rng() : fp_code(rng, in, mode);
+                        }
+                        std::vector<uint32_t> p = {CFGI(in, out, 3, 0, relu, ovf), LI(1, 0), LI(2, 2048),
+                                                   LI(3, (int32_t)K), LI(4, 4096), MM(1, 2, 3), ST(4), HALT()};
+                        differential(p, mem, {}, (uint32_t)mem.size(), 0, "out pipe");
+                        if (HasFatalFailure()) return;
+                        checked++;
+                        exact_ref::Target t;
+                        switch (out) {
+                        case SPU_DTYPE_BF16: t = exact_ref::BF16; break;
+                        case SPU_DTYPE_F16:  t = exact_ref::F16; break;
+                        case SPU_DTYPE_E4M3: t = exact_ref::T_E4M3; break;
+                        case SPU_DTYPE_E5M2: t = exact_ref::T_E5M2; break;
+                        default: continue;
+                        }
+                        const uint32_t ob = (out == SPU_DTYPE_BF16 || out == SPU_DTYPE_F16) ? 2 : 1;
+                        // rows at the default strideC = COLS*4, element j at j*ob
+                        std::vector<uint8_t> got = core->spad_read(4096, R * C * 4);
+                        for (uint32_t i = 0; i < R; i++)
+                            for (uint32_t j = 0; j < C; j++) {
+                                exact_ref::ExactSum x;
+                                if (in == SPU_DTYPE_INT8) {
+                                    for (uint32_t k = 0; k < K; k++)
+                                        x.s += (exact_ref::i128)((int8_t)mem[k * WB + i] * (int8_t)mem[2048 + k * WB + j]) << 60;
+                                } else {
+                                    x = exact_ref::dot_exact(in == SPU_DTYPE_E4M3 ? exact_ref::E4M3 : exact_ref::E5M2,
+                                                             &mem[i], WB, &mem[2048 + j], WB, K);
+                                }
+                                const uint32_t e = i * C * 4 + j * ob;
+                                uint32_t v = got[e] | (ob == 2 ? got[e + 1] << 8 : 0);
+                                ASSERT_EQ(v, exact_ref::round_to(t, x, -60, relu, ovf)) << "C[" << i << "][" << j << "]";
+                            }
+                    }
+        }
+    }
+    EXPECT_GT(checked, g.formats == 1 ? 10 : 100);
+}
+
+// bias: loaded once, added by every st before the one rounding (docs/isa.md
+// `bias`, docs/numerics.md "Output pipeline"); a bias right after an st
+// waits for that drain; RUN clears it. RTL vs model (bits, cycles,
+// counters) and vs the exact reference with the bias in the exact sum.
+TEST_P(RtlCore, BiasIsAddedBeforeTheRoundingAndMatchesModel)
+{
+    const uint32_t R = g.rows, C = g.cols;
+    std::mt19937 rng(99 + GetParam());
+    int checked = 0;
+    for (unsigned in : {SPU_DTYPE_INT8, SPU_DTYPE_E4M3, SPU_DTYPE_E5M2}) {
+        if (!(g.formats & (1u << in)) || g.formats == 1) continue;
+        const uint32_t bb = in == SPU_DTYPE_INT8 ? 4 : 8;
+        std::vector<unsigned> outs = {SPU_DTYPE_INT32, SPU_DTYPE_INT8};
+        if (g.formats != 1) outs = {SPU_DTYPE_INT32, SPU_DTYPE_INT8, SPU_DTYPE_F32, SPU_DTYPE_BF16, SPU_DTYPE_E4M3};
+        if (in != SPU_DTYPE_INT8) outs.erase(outs.begin(), outs.begin() + 2);
+        for (unsigned out : outs)
+            for (unsigned relu = 0; relu < 2; relu++) {
+                SCOPED_TRACE(::testing::Message() << "in " << in << " out " << out << " relu " << relu);
+                const uint32_t K = 9, BA = 3072, BA2 = 3072 + 512;
+                std::vector<uint8_t> mem(4096 + 2 * R * C * 4, 0);
+                for (uint32_t k = 0; k < K; k++) {
+                    for (uint32_t i = 0; i < R; i++)
+                        mem[k * WB + i] = in == SPU_DTYPE_INT8 ? (uint8_t)rng() : fp_code(rng, in, 1);
+                    for (uint32_t j = 0; j < C; j++)
+                        mem[2048 + k * WB + j] = in == SPU_DTYPE_INT8 ? (uint8_t)rng() : fp_code(rng, in, 1);
+                }
+                // two biases: random, magnitudes like the sums (int8: ~2^14;
+                // floats: ~2^6 on the 2^-32 grid, some with low bits set)
+                std::vector<int64_t> bias[2];
+                for (int t = 0; t < 2; t++)
+                    for (uint32_t j = 0; j < C; j++) {
+                        int64_t v = in == SPU_DTYPE_INT8 ? (int64_t)(int32_t)(rng() % 65536) - 32768
+                                                         : ((int64_t)(int32_t)rng() << 7) + (rng() % 3 ? 0 : (int64_t)(rng() & 0xFFF));
+                        bias[t].push_back(v);
+                        for (uint32_t b = 0; b < bb; b++)
+                            mem[(t ? BA2 : BA) + j * bb + b] = (uint8_t)((uint64_t)v >> (8 * b));
+                    }
+                const uint32_t blk = R * C * 4;
+                // block 0 with bias 0; block 1 (same sums) with bias 1 loaded right after the st
+                std::vector<uint32_t> p = {CFGI(in, out, 4, 0, relu), LI(1, 0), LI(2, 2048), LI(3, (int32_t)K),
+                                           LI(4, 4096), LI(5, BA), LI(6, BA2), BIAS(5), MM(1, 2, 3), ST(4),
+                                           BIAS(6), MM(1, 2, 3), ADDI(4, 4, (int32_t)blk), ST(4), HALT()};
+                differential(p, mem, {}, (uint32_t)mem.size(), 0, "bias");
+                if (HasFatalFailure()) return;
+                checked++;
+                exact_ref::Target t;
+                bool fl = true;
+                switch (out) {
+                case SPU_DTYPE_BF16: t = exact_ref::BF16; break;
+                case SPU_DTYPE_E4M3: t = exact_ref::T_E4M3; break;
+                case SPU_DTYPE_F32:  t = exact_ref::Target{8, 23, false}; break;
+                default: fl = false; break;
+                }
+                const uint32_t ob = out == SPU_DTYPE_BF16 ? 2 : (out == SPU_DTYPE_E4M3 || out == SPU_DTYPE_INT8) ? 1 : 4;
+                std::vector<uint8_t> got = core->spad_read(4096, 2 * blk);
+                for (int tb = 0; tb < 2; tb++)
+                    for (uint32_t i = 0; i < R; i++)
+                        for (uint32_t j = 0; j < C; j++) {
+                            exact_ref::ExactSum x;
+                            if (in == SPU_DTYPE_INT8) {
+                                for (uint32_t k = 0; k < K; k++)
+                                    x.s += (exact_ref::i128)((int8_t)mem[k * WB + i] * (int8_t)mem[2048 + k * WB + j]) << 60;
+                                x.s += (exact_ref::i128)bias[tb][j] << 60;
+                            } else {
+                                x = exact_ref::dot_exact(in == SPU_DTYPE_E4M3 ? exact_ref::E4M3 : exact_ref::E5M2,
+                                                         &mem[i], WB, &mem[2048 + j], WB, K);
+                                x.s += (exact_ref::i128)bias[tb][j] << 28;   // 2^-32 -> 2^-60
+                            }
+                            const uint32_t e = tb * blk + i * C * 4 + j * ob;
+                            uint32_t v = 0;
+                            for (uint32_t b = 0; b < ob; b++) v |= (uint32_t)got[e + b] << (8 * b);
+                            uint32_t want;
+                            if (fl) {
+                                want = exact_ref::round_to(t, x, -60, relu, out == SPU_DTYPE_F32);
+                            } else {
+                                int32_t s32 = (int32_t)(uint32_t)(uint64_t)(x.s >> 60);
+                                if (relu && s32 < 0) s32 = 0;
+                                want = out == SPU_DTYPE_INT32 ? (uint32_t)s32 : (uint8_t)ref_requant(s32, 4, 0, false);
+                            }
+                            ASSERT_EQ(v, want) << "block " << tb << " C[" << i << "][" << j << "]";
+                        }
+            }
+    }
+    EXPECT_GE(checked, g.formats == 1 ? 0 : 14);
+    if (g.formats == 1) {
+        // int8-only builds have no bias registers (the UP5K has no room): FORMAT
+        run_prog({LI(1, 0), BIAS(1), HALT()});
+        expect_trap(SPU_TRAP_FORMAT, 1);
+        return;
+    }
+    // traps before any effect: misaligned, out of range (int8: COLS*4 bytes)
+    run_prog({LI(1, 1), BIAS(1), HALT()});
+    expect_trap(SPU_TRAP_MISALIGNED, 1);
+    run_prog({LI(1, (int32_t)(g.spad_bytes - g.cols * 4 + WB)), BIAS(1), HALT()});
+    expect_trap(SPU_TRAP_SPAD_RANGE, 1);
+    run_prog({LI(1, (int32_t)(g.spad_bytes - g.cols * 4)), BIAS(1), HALT()});
+    EXPECT_EQ(core->state(), SPU_STATE_HALTED);
 }
 
 TEST_P(RtlCore, FloatAccumulatesAcrossMmAndZacc)

@@ -75,7 +75,10 @@ TEST(Graph, DenseFp32AndInt8)
                 acc += (int64_t)q8(x[t * K + k], s) * q8(w[n2 * K + k], ws);
             }
             EXPECT_NEAR(y[t * N + n2], ref, 1e-5);
-            EXPECT_NEAR(yq[t * N + n2], (double)acc * s * ws + b[n2], 1e-5) << t << "," << n2;
+            // the device adds the bias on the int32 grid: round(b / (s * ws)) (docs/runtime.md)
+            const float sc = (float)s * (float)ws;
+            const int64_t bq = std::llrint((double)b[n2] / sc);
+            EXPECT_NEAR(yq[t * N + n2], (double)(acc + bq) * sc, 1e-5) << t << "," << n2;
             EXPECT_NEAR(yq[t * N + n2], ref, 0.05);   // int8 stays close to fp32
         }
     }

@@ -70,6 +70,30 @@ int spu_gemm(spu_device *dev, unsigned in_dtype, unsigned out_dtype,
              uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
              const spu_gemm_opts *opts, spu_gemm_stats *stats);
 
+/* What st does to the accumulators (docs/numerics.md "Output pipeline"). */
+typedef struct spu_gemm_epilogue {
+    unsigned out_dtype;     /* SPU_DTYPE_INT32 | INT8 | F32 | BF16 | F16 | E4M3 | E5M2 */
+    int relu;               /* negative outputs become +0                          */
+    int ovf;                /* bf16/f16/e4m3/e5m2: 0 saturate, 1 Inf (e4m3 NaN)    */
+    unsigned shift, round;  /* out=int8: requantizer shift and rounding (SPU_ROUND_*) */
+    const double *bias;     /* NULL, or N values added to column j before the
+                               rounding (docs/isa.md `bias`): int8 inputs take
+                               integers in int32 range; float inputs are put on
+                               the 2^-32 grid (RNE), |bias| < 2^31            */
+} spu_gemm_epilogue;
+
+/* spu_gemm with the whole output pipeline: C holds M*N elements of
+ * bytes(out) each (int32/f32 4, bf16/f16 2 little-endian uint16 codes,
+ * int8/e4m3/e5m2 1), row-major. Every out except int32 is computed on the
+ * device from the exact sum, so K must fit one scratchpad piece
+ * (SPU_ENOTSUP otherwise); int32 without relu or bias sums K pieces as
+ * spu_gemm. With a bias the kernel is firmware/gemm_bias.s (the bias loaded
+ * once per column block). SPU_EINVAL for a bad dtype pair, field or bias
+ * value, SPU_ENOTSUP for a format the device lacks. */
+int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
+                 uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
+                 const spu_gemm_opts *opts, spu_gemm_stats *stats);
+
 /* Plain reference: a triple loop that shares no code with the device path. */
 void spu_gemm_i8_reference(uint32_t M, uint32_t N, uint32_t K,
                            const int8_t *A, const int8_t *B, int32_t *C);

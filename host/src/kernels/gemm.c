@@ -19,6 +19,7 @@
 #include "spu/model.h"
 #include "spu_firmware.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -98,11 +99,14 @@ static double now_s(void)
 static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
                           const uint8_t *apk, size_t abytes,
                           const uint8_t *bpk, size_t bbytes, const uint32_t *args,
-                          const uint8_t *dev_c, size_t cbytes, uint64_t *cycles)
+                          const uint8_t *dev_c, size_t cbytes, uint64_t *cycles,
+                          uint32_t bias_base, const uint8_t *bias, size_t bias_bytes)
 {
     uint8_t *spad = spu_model_spad(m);
     memcpy(spad + p->a_base, apk, abytes);
     memcpy(spad + p->b_base, bpk, bbytes);
+    if (bias_bytes)
+        memcpy(spad + bias_base, bias, bias_bytes);
     spu_model_set_args(m, args, SPU_NARGS);
     spu_model_run(m, prog->entry, 0);
     spu_status_t st;
@@ -113,14 +117,20 @@ static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
     return memcmp(spad + p->c_base, dev_c, cbytes) ? SPU_EMISMATCH : 0;
 }
 
-/* The GEMM of every dtype: A, B one byte per element, C M*N 4-byte
- * elements (int32 pieces are summed, wrapping; a float output has one K
- * piece, asserted by the caller). */
-static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
+/* The GEMM of every dtype: A, B one byte per element, C M*N elements of ob
+ * bytes (int32 pieces are summed, wrapping; any other output has one K
+ * piece, asserted by the caller). The kernel's C rows are COLS*4 bytes
+ * apart whatever the out; element j of a row is at j*ob. */
+/* With bias_fx (N values on the accumulator grid, bb = 4 or 8 bytes each)
+ * the program is firmware/gemm_bias.s: column blocks outermost, C blocks in
+ * (jb, ib) order, the bias of the piece's column blocks after its C blocks. */
+static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces, uint32_t ob,
                     uint32_t M, uint32_t N, uint32_t K,
-                    const uint8_t *A, const uint8_t *B, uint32_t *C,
-                    const spu_gemm_opts *opts, spu_gemm_stats *stats, uint32_t max_kc)
+                    const uint8_t *A, const uint8_t *B, void *Cv,
+                    const spu_gemm_opts *opts, spu_gemm_stats *stats, uint32_t max_kc,
+                    const int64_t *bias_fx, uint32_t bb)
 {
+    uint8_t *C = Cv;
     spu_gemm_stats s;
     memset(&s, 0, sizeof s);
     const double t0 = now_s();
@@ -131,7 +141,7 @@ static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
         if (stats) *stats = s;
         return 0;
     }
-    memset(C, 0, (size_t)M * N * sizeof *C);
+    memset(C, 0, (size_t)M * N * ob);
     if (!K) {
         if (stats) *stats = s;
         return 0;
@@ -146,6 +156,36 @@ static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
     const uint32_t MB = p.MB, NB = p.NB;
     if (max_kc && p.kc < K)
         return SPU_ENOTSUP;     /* a float K that needs more than one piece */
+    /* the bias of a piece's nb column blocks goes after its C blocks */
+    const uint32_t blkb = p.R * p.C * 4, bias_blk = bias_fx ? p.C * bb : 0;
+    while (bias_fx && (uint64_t)p.mb * p.nb * blkb + (uint64_t)p.nb * bias_blk > p.c_bytes) {
+        if (p.mb > 1) p.mb--;
+        else if (p.nb > 1) p.nb--;
+        else return SPU_ENOTSUP;
+    }
+    const uint32_t bias_base = p.c_base + p.mb * p.nb * blkb;
+    uint32_t pwords[SPU_GEMM_KERNEL_MAX];
+    spu_program pprog = *prog_in;
+    const spu_program *prog = prog_in;
+    if (bias_fx) {              /* the two li of gemm_bias.s: bias base and step */
+        if (prog_in->nwords > SPU_GEMM_KERNEL_MAX)
+            return SPU_EINVAL;
+        memcpy(pwords, prog_in->words, prog_in->nwords * sizeof *pwords);
+        int found = 0;
+        for (size_t i = 0; i < prog_in->nwords; i++) {
+            spu_insn d;
+            if (spu_isa_decode(pwords[i], &d) == 0 && d.opcode == SPU_OP_LI && (d.a == 11 || d.a == 12)) {
+                d.imm = (int32_t)(d.a == 11 ? bias_base : bias_blk);
+                if (spu_isa_encode(&d, &pwords[i]))
+                    return SPU_EINVAL;
+                found++;
+            }
+        }
+        if (found != 2)
+            return SPU_EINVAL;
+        pprog.words = pwords;
+        prog = &pprog;
+    }
     const int timeout = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 60000;
 
     spu_model *model = NULL;
@@ -159,8 +199,9 @@ static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
     uint8_t *apk = malloc((size_t)p.mb * p.kc * p.wb);
     uint8_t *bpk = malloc((size_t)p.nb * p.kc * p.wb);
     uint8_t *cbuf = malloc((size_t)p.mb * p.nb * p.R * p.C * 4);
+    uint8_t *bias = bias_fx ? malloc((size_t)p.nb * bias_blk) : NULL;
     spu_counters_t c0, c1;
-    if (!apk || !bpk || !cbuf) {
+    if (!apk || !bpk || !cbuf || (bias_fx && !bias)) {
         rc = SPU_ENOMEM;
         goto out;
     }
@@ -198,6 +239,15 @@ static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
                 }
                 if ((rc = spu_write(dev, p.b_base, bpk, bbytes)))
                     goto out;
+                const size_t biasbytes = (size_t)nbi * bias_blk;
+                if (bias_fx) {
+                    memset(bias, 0, biasbytes);
+                    for (uint32_t c = 0; c < nbi * p.C && jb0 * p.C + c < N; c++)
+                        for (uint32_t b = 0; b < bb; b++)
+                            bias[(size_t)c * bb + b] = (uint8_t)((uint64_t)bias_fx[jb0 * p.C + c] >> (8 * b));
+                    if ((rc = spu_write(dev, bias_base, bias, biasbytes)))
+                        goto out;
+                }
                 const uint32_t args[SPU_NARGS] = { p.a_base, p.b_base, p.c_base, kc, mbi, nbi,
                                                    kc * p.wb, p.R * p.C * 4 };
                 spu_status_t st;
@@ -215,11 +265,12 @@ static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
                 if ((rc = spu_read(dev, p.c_base, cbuf, cbytes)))
                     goto out;
                 if (model && (rc = check_on_model(model, prog, &p, apk, abytes, bpk, bbytes, args,
-                                                  cbuf, cbytes, &s.model_cycles)))
+                                                  cbuf, cbytes, &s.model_cycles, bias_base, bias, biasbytes)))
                     goto out;
                 for (uint32_t bi = 0; bi < mbi; bi++)
                     for (uint32_t bj = 0; bj < nbi; bj++) {
-                        const uint8_t *blk = cbuf + ((size_t)bi * nbi + bj) * p.R * p.C * 4;
+                        const size_t bk = bias_fx ? (size_t)bj * mbi + bi : (size_t)bi * nbi + bj;
+                        const uint8_t *blk = cbuf + bk * p.R * p.C * 4;
                         for (uint32_t i = 0; i < p.R; i++) {
                             const uint32_t row = (ib0 + bi) * p.R + i;
                             if (row >= M)
@@ -228,11 +279,17 @@ static int gemm_run(spu_device *dev, const spu_program *prog, int sum_pieces,
                                 const uint32_t col = (jb0 + bj) * p.C + j;
                                 if (col >= N)
                                     break;
-                                const uint8_t *e = blk + ((size_t)i * p.C + j) * 4;
-                                uint32_t v = (uint32_t)e[0] | (uint32_t)e[1] << 8 |
-                                             (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
-                                uint32_t *dst = &C[(size_t)row * N + col];
-                                *dst = sum_pieces ? *dst + v : v;
+                                const uint8_t *e = blk + (size_t)i * p.C * 4 + (size_t)j * ob;
+                                uint8_t *dst = C + ((size_t)row * N + col) * ob;
+                                if (sum_pieces) {
+                                    uint32_t v = (uint32_t)e[0] | (uint32_t)e[1] << 8 |
+                                                 (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24, d;
+                                    memcpy(&d, dst, 4);
+                                    d += v;
+                                    memcpy(dst, &d, 4);
+                                } else {
+                                    memcpy(dst, e, ob);
+                                }
                             }
                         }
                     }
@@ -250,6 +307,7 @@ out:
     free(apk);
     free(bpk);
     free(cbuf);
+    free(bias);
     spu_model_free(model);
     return rc;
 }
@@ -258,27 +316,30 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
                 const int8_t *A, const int8_t *B, int32_t *C,
                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
-    return gemm_run(dev, &spu_fw_gemm_int8, 1, M, N, K, (const uint8_t *)A, (const uint8_t *)B,
-                    (uint32_t *)C, opts, stats, 0);
+    return gemm_run(dev, &spu_fw_gemm_int8, 1, 4, M, N, K, (const uint8_t *)A, (const uint8_t *)B,
+                    C, opts, stats, 0, NULL, 0);
 }
 
 /* The kernel with its cfg word set to in / out (the first cfg of
  * firmware/gemm_int8.s; the rest of the kernel is dtype-agnostic for 1-byte
  * operands and 4-byte outputs). */
-static int patch_kernel(unsigned in, unsigned out, uint32_t *words, spu_program *prog)
+static int patch_kernel(unsigned in, const spu_gemm_epilogue *e, uint32_t *words, spu_program *prog)
 {
-    const spu_program *src = &spu_fw_gemm_int8;
+    const spu_program *src = e->bias ? &spu_fw_gemm_bias : &spu_fw_gemm_int8;
     if (src->nwords > SPU_GEMM_KERNEL_MAX)
         return SPU_EINVAL;
     memcpy(words, src->words, src->nwords * sizeof *words);
     for (size_t i = 0; i < src->nwords; i++) {
         spu_insn d;
         if (spu_isa_decode(words[i], &d) == 0 && d.opcode == SPU_OP_CFG) {
-            const uint32_t keep = ~((0xFu << spu_cfg_field_table[SPU_CFG_IN].lsb) |
-                                    (0xFu << spu_cfg_field_table[SPU_CFG_OUT].lsb));
-            d.imm = (int32_t)(((uint32_t)d.imm & keep) |
-                              in << spu_cfg_field_table[SPU_CFG_IN].lsb |
-                              out << spu_cfg_field_table[SPU_CFG_OUT].lsb);
+            const unsigned val[SPU_CFG_FIELD_COUNT] = {
+                [SPU_CFG_IN] = in, [SPU_CFG_OUT] = e->out_dtype, [SPU_CFG_SHIFT] = e->shift,
+                [SPU_CFG_ROUND] = e->round, [SPU_CFG_RELU] = e->relu ? 1u : 0u,
+                [SPU_CFG_OVF] = e->ovf ? 1u : 0u };
+            uint32_t imm = 0;
+            for (int f = 0; f < SPU_CFG_FIELD_COUNT; f++)
+                imm |= val[f] << spu_cfg_field_table[f].lsb;
+            d.imm = (int32_t)imm;
             if (spu_isa_encode(&d, &words[i]))
                 return SPU_EINVAL;
             *prog = (spu_program){ words, src->nwords, src->entry };
@@ -288,27 +349,64 @@ static int patch_kernel(unsigned in, unsigned out, uint32_t *words, spu_program 
     return SPU_EINVAL;
 }
 
-int spu_gemm(spu_device *dev, unsigned in_dtype, unsigned out_dtype,
-             uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
-             const spu_gemm_opts *opts, spu_gemm_stats *stats)
+int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
+                 uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
+                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
     const int is_float = in_dtype == SPU_DTYPE_E4M3 || in_dtype == SPU_DTYPE_E5M2;
-    if (!dev || (in_dtype != SPU_DTYPE_INT8 && !is_float) ||
-        (out_dtype != SPU_DTYPE_F32 && !(out_dtype == SPU_DTYPE_INT32 && in_dtype == SPU_DTYPE_INT8)))
+    if (!dev || !epi || (in_dtype != SPU_DTYPE_INT8 && !is_float))
+        return SPU_EINVAL;
+    const unsigned out = epi->out_dtype;
+    const spu_dtype_desc *od = spu_dtype_by_code(out);
+    if (!od || (out == SPU_DTYPE_INT32 && in_dtype != SPU_DTYPE_INT8) ||
+        epi->shift > 31 || epi->round > SPU_ROUND_RNA)
         return SPU_EINVAL;
     if (M && N && K) {
         spu_info_t info;
         int rc = spu_info(dev, &info);
         if (rc)
             return rc;
-        if (spu_model_cfg_check(info.formats, in_dtype, out_dtype))
+        if (spu_model_cfg_check(info.formats, in_dtype, out))
             return SPU_ENOTSUP;     /* the device does not carry the format */
+        if (epi->bias && !(info.formats & ~(1u << SPU_DTYPE_INT8)))
+            return SPU_ENOTSUP;     /* no bias registers in an int8-only build */
     }
     uint32_t words[SPU_GEMM_KERNEL_MAX];
     spu_program prog;
-    int rc = patch_kernel(in_dtype, out_dtype, words, &prog);
+    int rc = patch_kernel(in_dtype, epi, words, &prog);
     if (rc)
         return rc;
-    return gemm_run(dev, &prog, out_dtype == SPU_DTYPE_INT32, M, N, K, A, B, C, opts, stats,
-                    out_dtype == SPU_DTYPE_F32);
+    /* the bias on the accumulator grid: int32 (int8 inputs: integers),
+     * int64 multiples of 2^-32 (float inputs: RNE) */
+    int64_t *bfx = NULL;
+    const uint32_t bb = is_float ? 8 : 4;
+    if (epi->bias && N) {
+        if (!(bfx = malloc((size_t)N * sizeof *bfx)))
+            return SPU_ENOMEM;
+        for (uint32_t j = 0; j < N; j++) {
+            const double v = is_float ? ldexp(epi->bias[j], 32) : epi->bias[j];
+            const double lim = is_float ? 0x1p63 : 0x1p31;
+            if (!(v >= -lim && v < lim) || (!is_float && v != nearbyint(v))) {
+                free(bfx);
+                return SPU_EINVAL;
+            }
+            bfx[j] = (int64_t)nearbyint(v);      /* RNE (the default rounding mode) */
+        }
+    }
+    /* int32 without relu or bias sums K pieces (wrapping, exact); every
+     * other output is a function of the whole sum */
+    const int sum = out == SPU_DTYPE_INT32 && !epi->relu && !epi->bias;
+    rc = gemm_run(dev, &prog, sum, od->bytes, M, N, K, A, B, C, opts, stats, !sum, bfx, bb);
+    free(bfx);
+    return rc;
+}
+
+int spu_gemm(spu_device *dev, unsigned in_dtype, unsigned out_dtype,
+             uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
+             const spu_gemm_opts *opts, spu_gemm_stats *stats)
+{
+    if (out_dtype != SPU_DTYPE_F32 && out_dtype != SPU_DTYPE_INT32)
+        return SPU_EINVAL;
+    const spu_gemm_epilogue e = { out_dtype, 0, 0, 0, SPU_ROUND_RNE, NULL };
+    return spu_gemm_epi(dev, in_dtype, &e, M, N, K, A, B, C, opts, stats);
 }

@@ -167,3 +167,82 @@ int32_t spu_dp_low32(const spu_dp_acc *t)
 {
     return (int32_t)(uint32_t)(u128)t->v;
 }
+
+/* Round-to-odd binary32 of x * 2^lsb (x != 0, |x| < 2^127, so the result is
+ * a normal f32): the top 24 bits of |x|, the last one ORed with every bit
+ * below them. Rounding this once more, RNE, to a format of at most 22
+ * significant bits gives RNE(x * 2^lsb) itself (round-to-odd, Boldo and
+ * Melquiond 2008): the output pipeline's route to bf16 / f16 / e4m3 / e5m2
+ * (spu_output_pipe.v). */
+static uint32_t dp_ro_f32(i128 x, int lsb)
+{
+    const uint32_t s = x < 0 ? 0x80000000u : 0;
+    const u128 m = x < 0 ? (u128)0 - (u128)x : (u128)x;
+    int n = 0;
+    while (n < 128 && (m >> n) != 0)
+        n++;
+    uint32_t mant;
+    if (n <= 24) {
+        mant = (uint32_t)(m << (24 - n));
+    } else {
+        const u128 low = m & (((u128)1 << (n - 24)) - 1);
+        mant = (uint32_t)(m >> (n - 24)) | (low != 0);
+    }
+    const uint32_t bexp = (uint32_t)(n - 1 + lsb + 127);
+    return s | (bexp << 23) | (mant & 0x7FFFFFu);
+}
+
+static int dp_narrow_fmt(unsigned out, spu_fmt *f)
+{
+    switch (out) {
+    case DP_DT_BF16: *f = SPU_FMT_BF16; return 1;
+    case DP_DT_F16:  *f = SPU_FMT_F16;  return 1;
+    case DP_DT_E4M3: *f = SPU_FMT_E4M3; return 1;
+    case DP_DT_E5M2: *f = SPU_FMT_E5M2; return 1;
+    default:         return 0;
+    }
+}
+
+uint32_t spu_dp_out(const spu_dp_acc *t, spu_dp_i128 bias, const spu_dp_outcfg *c)
+{
+    /* 1. bias: added on the accumulator register (wraps like a MAC: ovf) */
+    spu_dp_acc a = *t;
+    acc_add(&a, bias);
+    const int lsb = c->in == DP_DT_INT8 ? 0 : SPU_ACC_FP_LSB;
+    const int nan = a.nan || (a.pinf && a.ninf) || a.ovf;
+    const int inf = !nan && (a.pinf || a.ninf);
+    /* 2. relu: a negative value (int8 / int32 out: the low 32 bits'
+     *    sign, the value they write; float outs: the register's sign, or
+     *    -Inf) becomes +0; NaN stays */
+    if (c->relu) {
+        const int neg = (c->out == DP_DT_INT8 || c->out == DP_DT_INT32) ? (int32_t)(uint32_t)(u128)a.v < 0
+                      : inf ? a.ninf : (!nan && a.v < 0);
+        if (neg) {
+            a.v = 0;
+            a.pinf = a.ninf = 0;
+            if (inf)
+                return 0;   /* +0 in every format */
+        }
+    }
+    /* 3. one rounding to the out format */
+    const int32_t lo = (int32_t)(uint32_t)(u128)a.v;
+    spu_fmt f;
+    switch (c->out) {
+    case DP_DT_INT32: return (uint32_t)lo;
+    case DP_DT_INT8:  return (uint8_t)spu_requant_int8(lo, c->shift, c->round, 0);
+    case DP_DT_F32: {
+        const u128 u = (u128)a.v;
+        uint64_t x[2] = { (uint64_t)u, (uint64_t)(u >> 64) };
+        return spu_hw_fx2f32(x, SPU_ACC_W, lsb, nan, inf, a.ninf);
+    }
+    default:
+        if (!dp_narrow_fmt(c->out, &f))
+            return 0;
+        {
+            const uint32_t f32 = nan ? 0x7FC00000u
+                               : inf ? (a.ninf ? 0xFF800000u : 0x7F800000u)
+                               : a.v == 0 ? 0u : dp_ro_f32(a.v, lsb);
+            return spu_hw_cvt_f32(f, f32, SPU_ROUND_RNE, c->ovf ? SPU_OVF_OVF : SPU_OVF_SAT, 0);
+        }
+    }
+}

@@ -23,6 +23,15 @@ typedef struct spu_dp_acc {
 void spu_dp_mac(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b);
 /* st out=f32: binary32 bits of the accumulator read on the grid of `in`. */
 uint32_t spu_dp_to_f32(const spu_dp_acc *t, unsigned in);
+/* What st does with an accumulator (the cfg fields; dtype codes). */
+typedef struct spu_dp_outcfg {
+    unsigned in, out, shift, round;
+    int relu, ovf;
+} spu_dp_outcfg;
+/* st's output pipeline (docs/numerics.md "Output pipeline"): the element
+ * (its code in the low bytes) that st writes for accumulator t plus bias
+ * (on the accumulator's grid). */
+uint32_t spu_dp_out(const spu_dp_acc *t, spu_dp_i128 bias, const spu_dp_outcfg *c);
 /* st out=int32 / int8: the low 32 bits. */
 int32_t spu_dp_low32(const spu_dp_acc *t);
 

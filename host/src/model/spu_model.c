@@ -29,13 +29,14 @@ struct spu_model {
     uint8_t *spad;
     uint32_t *ucode;
     spu_dp_acc *acc;                /* active accumulator buffer, rows*cols */
+    spu_dp_i128 *bias;              /* per-column bias st adds (`bias`), cols */
     uint32_t args[SPU_NARGS];
     uint32_t regs[SPU_NREGS];
     uint32_t pc;
     int state, trap;
     loop_entry loops[MAX_LOOP_DEPTH];
     uint32_t nloops;
-    unsigned cfg_in, cfg_out, cfg_shift, cfg_round, cfg_relu;
+    unsigned cfg_in, cfg_out, cfg_shift, cfg_round, cfg_relu, cfg_ovf;
     uint32_t stride_a, stride_b, stride_c;
     uint64_t now;                 /* T_n relative to RUN */
     /* tensor unit, in cycles relative to RUN (docs/isa.md "Tensor unit") */
@@ -44,6 +45,7 @@ struct spu_model {
     uint64_t tu_idle;             /* first cycle nothing is queued or in flight */
     uint64_t st_ready;            /* first cycle the next st may launch       */
     uint64_t drain_done;          /* first cycle sync / halt may complete     */
+    uint64_t drain_idle;          /* first cycle the drain unit writes nothing (bias) */
     uint64_t kill_at;             /* an mm's bad step, or TU_NEVER            */
     uint32_t kill_pc;
     uint32_t watchdog;
@@ -78,13 +80,14 @@ int spu_model_cfg_check(uint32_t formats, unsigned in_code, unsigned out_code)
     const spu_dtype_desc *in = spu_dtype_by_code(in_code);
     if (!in || !in->array)
         return SPU_TRAP_ILLEGAL;
-    if (out_code != SPU_DTYPE_INT8 && out_code != SPU_DTYPE_INT32 && out_code != SPU_DTYPE_F32)
+    const spu_dtype_desc *out = spu_dtype_by_code(out_code);
+    if (!out)
         return SPU_TRAP_ILLEGAL;
     if (!(formats & (1u << in_code)))
         return SPU_TRAP_FORMAT;
-    /* f32 out needs the wide accumulator and its converter, which a build
-     * has when it carries a float input format */
-    if (out_code == SPU_DTYPE_F32 && !(formats & ~(1u << SPU_DTYPE_INT8)))
+    /* the float outs need the wide accumulator and its converters, which a
+     * build has when it carries a float input format */
+    if (out_code != SPU_DTYPE_INT8 && out_code != SPU_DTYPE_INT32 && !(formats & ~(1u << SPU_DTYPE_INT8)))
         return SPU_TRAP_FORMAT;
     return 0;
 }
@@ -130,7 +133,8 @@ int spu_model_create(spu_model **out, const spu_model_config *cfg)
     m->spad = calloc(cfg->spad_bytes, 1);
     m->ucode = calloc(cfg->ucode_words, sizeof *m->ucode);
     m->acc = calloc((size_t)cfg->rows * cfg->cols, sizeof *m->acc);
-    if (!m->spad || !m->ucode || !m->acc) {
+    m->bias = calloc(cfg->cols, sizeof *m->bias);
+    if (!m->spad || !m->ucode || !m->acc || !m->bias) {
         spu_model_free(m);
         return SPU_ENOMEM;
     }
@@ -146,6 +150,7 @@ void spu_model_free(spu_model *m)
     free(m->spad);
     free(m->ucode);
     free(m->acc);
+    free(m->bias);
     free(m);
 }
 
@@ -231,12 +236,14 @@ static void reset_run_state(spu_model *m)
     m->cfg_shift = spu_cfg_field_table[SPU_CFG_SHIFT].def;
     m->cfg_round = spu_cfg_field_table[SPU_CFG_ROUND].def;
     m->cfg_relu = spu_cfg_field_table[SPU_CFG_RELU].def;
+    m->cfg_ovf = spu_cfg_field_table[SPU_CFG_OVF].def;
     m->stride_a = m->word_bytes;
     m->stride_b = m->word_bytes;
     m->stride_c = m->cfg.cols * 4;
     clear_acc(m);
     m->now = 0;
-    m->tu_launch = m->tu_engine = m->tu_idle = m->st_ready = m->drain_done = 0;
+    m->tu_launch = m->tu_engine = m->tu_idle = m->st_ready = m->drain_done = m->drain_idle = 0;
+    memset(m->bias, 0, m->cfg.cols * sizeof *m->bias);
     m->kill_at = TU_NEVER;
     m->kill_pc = 0;
     m->trap = SPU_TRAP_NONE;
@@ -376,24 +383,51 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
     m->tu_idle = G + 1;
     m->st_ready = max64(G + 1, G + d - 1);
     m->drain_done = G + d - 1;
+    m->drain_idle = G + d + 2;    /* writes formed G+1..G+d, the last one lands at G+d+1 */
+    const spu_dp_outcfg oc = { m->cfg_in, m->cfg_out, m->cfg_shift, m->cfg_round, (int)m->cfg_relu, (int)m->cfg_ovf };
+    const uint32_t ob = out->bytes;
     for (uint32_t i = 0; i < R; i++) {
         uint8_t *dst = m->spad + addr + (size_t)i * m->stride_c;
         for (uint32_t j = 0; j < C; j++) {
-            const spu_dp_acc *t = &m->acc[(size_t)i * C + j];
-            int32_t v = spu_dp_low32(t);
-            if (m->cfg_out == SPU_DTYPE_INT32 || m->cfg_out == SPU_DTYPE_F32) {
-                uint32_t u = m->cfg_out == SPU_DTYPE_F32 ? spu_dp_to_f32(t, m->cfg_in) : (uint32_t)v;
-                dst[4 * j + 0] = (uint8_t)u;
-                dst[4 * j + 1] = (uint8_t)(u >> 8);
-                dst[4 * j + 2] = (uint8_t)(u >> 16);
-                dst[4 * j + 3] = (uint8_t)(u >> 24);
-            } else {
-                dst[j] = (uint8_t)spu_requant_int8(v, m->cfg_shift, m->cfg_round, m->cfg_relu);
-            }
+            const uint32_t u = spu_dp_out(&m->acc[(size_t)i * C + j], m->bias[j], &oc);
+            for (uint32_t b = 0; b < ob; b++)
+                dst[ob * j + b] = (uint8_t)(u >> (8 * b));
         }
     }
     clear_acc(m);
     return 0;
+}
+
+/* bias: COLS elements of 4 bytes (cfg in = int8) or 8 (a float in) at addr. */
+static uint32_t bias_bytes(const spu_model *m)
+{
+    return m->cfg_in != SPU_DTYPE_INT8 ? 8 : 4;
+}
+
+static int bias_check(const spu_model *m, uint32_t addr)
+{
+    /* the bias registers are in builds with a float format (not the boards') */
+    if (!(m->cfg.formats & ~(1u << SPU_DTYPE_INT8)))
+        return SPU_TRAP_FORMAT;
+    if (addr % m->word_bytes)
+        return SPU_TRAP_MISALIGNED;
+    if ((uint64_t)addr + (uint64_t)m->cfg.cols * bias_bytes(m) > m->cfg.spad_bytes)
+        return SPU_TRAP_SPAD_RANGE;
+    return 0;
+}
+
+/* bias (after its wait): read the words, one per cycle (*extra += their count). */
+static void exec_bias(spu_model *m, uint32_t addr, uint64_t *extra)
+{
+    const uint32_t bb = bias_bytes(m), C = m->cfg.cols;
+    for (uint32_t j = 0; j < C; j++) {
+        const uint8_t *p = m->spad + addr + (size_t)j * bb;
+        uint64_t u = 0;
+        for (uint32_t b = 0; b < bb; b++)
+            u |= (uint64_t)p[b] << (8 * b);
+        m->bias[j] = bb == 4 ? (spu_dp_i128)(int32_t)(uint32_t)u : (spu_dp_i128)(int64_t)u;
+    }
+    *extra += (C * bb + m->word_bytes - 1) / m->word_bytes;
 }
 
 /* zacc: a token through the queue, like st without the drain. */
@@ -443,6 +477,7 @@ static int exec_cfg(spu_model *m, uint32_t imm)
     m->cfg_shift = f[SPU_CFG_SHIFT];
     m->cfg_round = f[SPU_CFG_ROUND];
     m->cfg_relu = f[SPU_CFG_RELU];
+    m->cfg_ovf = f[SPU_CFG_OVF];
     return 0;
 }
 
@@ -519,6 +554,10 @@ int spu_model_step(spu_model *m)
         break;
     }
     case SPU_OP_STRIDE: wait = wait_until(m, m->tu_idle); break;
+    case SPU_OP_BIAS:
+        if (!bias_check(m, ra))
+            wait = wait_until(m, max64(m->tu_idle, m->drain_idle));
+        break;
     case SPU_OP_CNT: fwait = m->tu_idle > m->now ? m->tu_idle - m->now : 0; break;   /* in FETCH */
     case SPU_OP_MUL: wait = d->cycles - 2; break;
     default: break;
@@ -574,6 +613,13 @@ int spu_model_step(spu_model *m)
     case SPU_OP_MM:   trap = exec_mm(m, ra, rb, rc, &extra); break;
     case SPU_OP_ST:   trap = exec_st(m, ra, &extra); break;
     case SPU_OP_SYNC: extra = wait; break;
+    case SPU_OP_BIAS:
+        if (!(trap = bias_check(m, ra))) {
+            m->cnt[SPU_CNT_STALL_DRAIN] += wait;   /* the read cycles are no stall */
+            extra = wait;
+            exec_bias(m, ra, &extra);
+        }
+        break;
     case SPU_OP_CNT:
         m->cnt[SPU_CNT_STALL_DRAIN] += fwait;   /* its own FETCH wait is in */
         if ((uint32_t)in.imm >= SPU_CNT_COUNT) {
@@ -590,7 +636,7 @@ int spu_model_step(spu_model *m)
     }
     if (trap)
         return do_trap(m, trap);
-    if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_CNT)
+    if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_CNT && in.opcode != SPU_OP_BIAS)
         m->cnt[SPU_CNT_STALL_DRAIN] += extra;
     if (rd > 0)
         r[rd] = rd_val;

@@ -113,7 +113,11 @@ static int dev_gemm(ectx *e, size_t M, size_t N, size_t K, const int8_t *A, cons
  * once; a K longer than one scratchpad piece of its plan is cut into
  * chunks of the plan's kc, each a device call rounded to f32, summed here
  * in float in k order (docs/runtime.md). */
-static int dev_gemm_f8(ectx *e, size_t M, size_t N, size_t K, const uint8_t *A, const uint8_t *B, float *C)
+/* With epi (bias and relu in the output pipeline) when K fits one piece:
+ * returns 1 (not 0) when it could not apply epi (K split), for the caller
+ * to do the bias and relu on the host. */
+static int dev_gemm_f8(ectx *e, size_t M, size_t N, size_t K, const uint8_t *A, const uint8_t *B, float *C,
+                       const spu_gemm_epilogue *epi)
 {
     spu_gemm_plan p;
     int rc = spu_gemm_plan_make(&e->info, (uint32_t)M, (uint32_t)N, (uint32_t)K, &p);
@@ -122,7 +126,9 @@ static int dev_gemm_f8(ectx *e, size_t M, size_t N, size_t K, const uint8_t *A, 
     const unsigned dt = net_formats[e->fmt].dtype;
     spu_gemm_stats gs;
     if (p.kc >= K) {
-        if ((rc = spu_gemm(e->dev, dt, RT_DT_F32, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, B, C, NULL, &gs)))
+        const spu_gemm_epilogue plain = { RT_DT_F32, 0, 0, 0, 0, NULL };
+        if ((rc = spu_gemm_epi(e->dev, dt, epi ? epi : &plain, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, B,
+                               C, NULL, &gs)))
             return rc;
         account(e, &gs, C, M * N);
         return 0;
@@ -148,7 +154,7 @@ static int dev_gemm_f8(ectx *e, size_t M, size_t N, size_t K, const uint8_t *A, 
     }
     free(a);
     free(c);
-    return rc;
+    return rc ? rc : epi ? 1 : 0;
 }
 
 /* x / s (s a power of two: exact) rounded RNE, saturating, to the FP8
@@ -180,41 +186,81 @@ static void gemm_fp32(const float *A, const float *B, size_t M, size_t N, size_t
     }
 }
 
-/* out[M][N] = in[M][K] x W^T + bias, fp32 or on the device. */
-static int gemm_w(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, size_t M, float *out)
+/* out[M][N] = in[M][K] x W^T + bias (then max(0, .) when relu), fp32 or on
+ * the device. On the device the bias and the relu are in the output
+ * pipeline: the bias divided by the column's requant factor (int8: rounded
+ * to the int32 grid; FP8: the factor is a power of two, exact) is added to
+ * the exact sum before the rounding, the relu follows; the host multiplies
+ * by the per-channel factor ("requant", a positive scale: relu commutes). */
+static int gemm_w(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, size_t M, float *out, int relu)
 {
     const size_t N = g->N, K = g->K;
     if (!e->dev) {
         gemm_fp32(in, g->wt, M, N, K, out);
         for (size_t i = 0; i < M; i++)
-            for (size_t n = 0; n < N; n++)
-                out[i * N + n] += g->bias[n];
+            for (size_t n = 0; n < N; n++) {
+                float v = out[i * N + n] + g->bias[n];
+                out[i * N + n] = relu && v < 0.0f ? 0.0f : v;
+            }
         return 0;
     }
     int rc = SPU_ENOMEM;
-    if (e->fmt != SPU_NET_INT8) {
+    const int f8 = e->fmt != SPU_NET_INT8;
+    const float *scale = f8 ? g->scf[e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2] : g->sc;
+    double *db = malloc(N * sizeof *db);
+    if (!db)
+        return SPU_ENOMEM;
+    /* an int8-only device (the boards) has no bias registers: the host adds
+     * the bias and applies the relu, as before */
+    int host_bias = !(e->info.formats & ~(1u << RT_DT_INT8));
+    for (size_t n = 0; n < N; n++) {
+        db[n] = (double)g->bias[n] / scale[n];
+        if (!f8)
+            db[n] = nearbyint(db[n]);
+        if (!(fabs(db[n]) < 0x1p31))
+            host_bias = 1;        /* beyond the device's bias range: the host adds it */
+    }
+    spu_gemm_epilogue epi = { f8 ? RT_DT_F32 : RT_DT_INT32, relu && !host_bias, 0, 0, 0,
+                              host_bias ? NULL : db };
+    if (f8) {
         const int f = e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2;
         uint8_t *qa = malloc(M * K);
         if (qa && !(rc = quantize_f8(e, in, qa, M * K,                  /* host: quantize */
-                                     rt_pow2_scale(in_scale * 127.0f, rt_f8_max(f)))) &&
-            !(rc = dev_gemm_f8(e, M, N, K, qa, g->wf[f], out)))
-            for (size_t i = 0; i < M; i++)                              /* host: requant  */
-                for (size_t n = 0; n < N; n++)
-                    out[i * N + n] = out[i * N + n] * g->scf[f][n] + g->bias[n];
+                                     rt_pow2_scale(in_scale * 127.0f, rt_f8_max(f))))) {
+            rc = dev_gemm_f8(e, M, N, K, qa, g->wf[f], out, &epi);
+            if (rc == 1)
+                host_bias = 1;    /* K split into pieces: no epilogue on the device */
+            if (rc >= 0) {
+                rc = 0;
+                for (size_t i = 0; i < M; i++)                          /* host: requant  */
+                    for (size_t n = 0; n < N; n++) {
+                        float v = out[i * N + n] * scale[n] + (host_bias ? g->bias[n] : 0.0f);
+                        out[i * N + n] = relu && host_bias && v < 0.0f ? 0.0f : v;
+                    }
+            }
+        }
         free(qa);
+        free(db);
         return rc;
     }
     int8_t *qa = malloc(M * K);
     int32_t *acc = malloc(M * N * sizeof *acc);
     if (qa && acc) {
         spu_op_quantize(in, qa, M * K, in_scale);                       /* host: quantize */
-        if (!(rc = dev_gemm(e, M, N, K, qa, g->wq, acc)))
+        spu_gemm_stats gs;
+        if (!(rc = spu_gemm_epi(e->dev, RT_DT_INT8, &epi, (uint32_t)M, (uint32_t)N, (uint32_t)K, qa, g->wq,
+                                acc, NULL, &gs))) {
+            account(e, &gs, acc, M * N);
             for (size_t i = 0; i < M; i++)                              /* host: requant  */
-                for (size_t n = 0; n < N; n++)
-                    out[i * N + n] = (float)acc[i * N + n] * g->sc[n] + g->bias[n];
+                for (size_t n = 0; n < N; n++) {
+                    float v = (float)acc[i * N + n] * g->sc[n] + (host_bias ? g->bias[n] : 0.0f);
+                    out[i * N + n] = relu && host_bias && v < 0.0f ? 0.0f : v;
+                }
+        }
     }
     free(qa);
     free(acc);
+    free(db);
     return rc;
 }
 
@@ -233,7 +279,7 @@ static int gemm_aa(ectx *e, const float *A, float sa, const float *B, float sb, 
         const float pa = rt_pow2_scale(sa * 127.0f, fmax), pb = rt_pow2_scale(sb * 127.0f, fmax);
         uint8_t *qa = malloc(M * K), *qb = malloc(K * N);
         if (qa && qb && !(rc = quantize_f8(e, A, qa, M * K, pa)) && !(rc = quantize_f8(e, B, qb, K * N, pb)) &&
-            !(rc = dev_gemm_f8(e, M, N, K, qa, qb, out))) {
+            !(rc = dev_gemm_f8(e, M, N, K, qa, qb, out, NULL))) {
             const float s = pa * pb;
             for (size_t i = 0; i < M * N; i++)
                 out[i] *= s;
@@ -270,7 +316,7 @@ static int run_conv(ectx *e, const rt_node *n, const float *x, size_t B, float *
         for (size_t b = 0; b < B; b++)                                  /* host: im2col */
             spu_op_im2col(x + b * in_sz, cols + b * P * Kd, n->C, n->H, n->W, n->k, n->kw,
                           n->stride, n->pad);
-        if (!(rc = gemm_w(e, &n->g[0], n->in_scale, cols, B * P, o))) {
+        if (!(rc = gemm_w(e, &n->g[0], n->in_scale, cols, B * P, o, n->fused_relu > 0))) {
             for (size_t b = 0; b < B; b++) {
                 const float *ob = o + b * P * OC;
                 float *yb = y + b * P * OC;
@@ -301,7 +347,7 @@ static int run_attention(ectx *e, const rt_node *n, const float *x, size_t B, fl
     int rc = SPU_ENOMEM;
     if (!qkv || !o || !q || !kt || !v || !s || !oh)
         goto out;
-    if ((rc = gemm_w(e, &n->g[0], n->in_scale, x, B * T, qkv)))
+    if ((rc = gemm_w(e, &n->g[0], n->in_scale, x, B * T, qkv, 0)))
         goto out;
     const float inv_sqrt = 1.0f / sqrtf((float)dh);
     for (size_t b = 0; b < B; b++)
@@ -323,7 +369,7 @@ static int run_attention(ectx *e, const rt_node *n, const float *x, size_t B, fl
             for (size_t t = 0; t < T; t++)
                 memcpy(o + (b * T + t) * D + h * dh, oh + t * dh, dh * sizeof *oh);
         }
-    rc = gemm_w(e, &n->g[1], n->o_scale, o, B * T, y);
+    rc = gemm_w(e, &n->g[1], n->o_scale, o, B * T, y, 0);
 out:
     free(qkv);
     free(o);
@@ -347,7 +393,10 @@ static int run_node(ectx *e, const rt_node *n, float *const *buf, size_t B)
         memcpy(y, x, ni * sizeof *x);
         return 0;
     case RT_RELU:
-        spu_op_relu(x, y, ni);
+        if (n->fused_relu < 0)  /* the GEMM before applied it (on the device, or fp32) */
+            memcpy(y, x, ni * sizeof *x);
+        else
+            spu_op_relu(x, y, ni);
         return 0;
     case RT_GELU:
         spu_op_gelu(x, y, ni);
@@ -381,7 +430,7 @@ static int run_node(ectx *e, const rt_node *n, float *const *buf, size_t B)
         return 0;
     }
     case RT_DENSE:
-        return gemm_w(e, &n->g[0], n->in_scale, x, ni / n->g[0].K, y);
+        return gemm_w(e, &n->g[0], n->in_scale, x, ni / n->g[0].K, y, n->fused_relu > 0);
     case RT_CONV2D: case RT_PATCH:
         return run_conv(e, n, x, B, y);
     case RT_ATTENTION:

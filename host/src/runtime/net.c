@@ -26,6 +26,9 @@
 const rt_op_desc rt_ops[RT_OP_COUNT] = {
     /* kind          name           inputs device host steps of an int8 run  */
     { RT_FLATTEN,    "flatten",     1, 0, { NULL } },             /* a view: no work */
+    /* dense / conv2d / patch_embed: bias (and a following relu) on the
+     * device; "requant" is the per-output-channel scale the device cannot
+     * apply (a float per column), a multiply on the host */
     { RT_DENSE,      "dense",       1, 1, { "quantize", "requant", NULL } },
     { RT_CONV2D,     "conv2d",      1, 1, { "im2col", "quantize", "requant", NULL } },
     { RT_PATCH,      "patch_embed", 1, 1, { "im2col", "quantize", "requant", "pos_add", NULL } },
@@ -481,15 +484,38 @@ static int parse_node(pctx *c, rt_node *n, const cJSON *jn, int *ond, size_t *os
     return rc;
 }
 
+/* dense / conv2d -> relu with the GEMM's output read by the relu alone:
+ * the device's output pipeline applies the relu (exec.c gemm_w). */
+static void fuse_relus(spu_net *net)
+{
+    for (size_t i = 0; i + 1 < net->nnodes; i++) {
+        rt_node *g = &net->nodes[i], *r = &net->nodes[i + 1];
+        if ((g->kind != RT_DENSE && g->kind != RT_CONV2D) || r->kind != RT_RELU ||
+            r->in[0] != g->out || g->out == net->output)
+            continue;
+        int readers = 0;
+        for (size_t j = 0; j < net->nnodes; j++)
+            for (int k = 0; k < rt_ops[net->nodes[j].kind].nin; k++)
+                readers += net->nodes[j].in[k] == g->out;
+        if (readers == 1) {
+            g->fused_relu = 1;
+            r->fused_relu = -1;
+        }
+    }
+}
+
 static int build_host_list(spu_net *net)
 {
     size_t total = 0;
+    fuse_relus(net);
     for (size_t i = 0; i < net->nnodes; i++) {
         const rt_op_desc *d = &rt_ops[net->nodes[i].kind];
         size_t cnt = 0;
         while (d->host[cnt])
             cnt++;
         rt_node *n = &net->nodes[i];
+        if (n->fused_relu < 0)
+            cnt = 0;            /* done by the GEMM before it, on the device */
         n->nhost = cnt;
         if (!cnt)
             continue;
@@ -723,7 +749,8 @@ const char *spu_net_node_op(const spu_net *net, size_t i)
 
 int spu_net_node_on_device(const spu_net *net, size_t i)
 {
-    return net && i < net->nnodes ? rt_ops[net->nodes[i].kind].device : 0;
+    /* a fused relu runs in the output pipeline of the GEMM before it */
+    return net && i < net->nnodes ? rt_ops[net->nodes[i].kind].device || net->nodes[i].fused_relu < 0 : 0;
 }
 
 size_t spu_net_host_ops(const spu_net *net, const char **names, size_t cap)

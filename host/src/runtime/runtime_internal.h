@@ -67,6 +67,10 @@ typedef struct rt_node {
     rt_gemm_w g[2];         /* dense/conv/patch: g[0]; attention: qkv g[0], proj g[1] */
     float *gamma, *beta;    /* layernorm */
     float *pos;             /* patch_embed: [T][D] */
+    /* dense / conv2d followed by a relu that only it feeds: the device run
+     * adds the bias and applies the relu in the output pipeline (st), and
+     * the relu node (fused_relu = -1 there) does nothing (docs/runtime.md) */
+    int    fused_relu;
     /* host steps "name:step" */
     size_t nhost;
     char  *host_names;

@@ -110,7 +110,7 @@ module spu_core #(
     wire [3:0]    cfg_in, cfg_out;
     wire [4:0]    cfg_shift;
     wire [1:0]    cfg_round;
-    wire          cfg_relu;
+    wire          cfg_relu, cfg_ovf;
 
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
@@ -130,11 +130,24 @@ module spu_core #(
         .mm_over_o(mm_over), .mm_k_o(mm_k), .mm_bad_i(mm_bad), .mm_bad_pc_i(mm_bad_pc),
         .st_stride_o(st_stride),
         .drain_free_i(drain_free), .drain_cycles_i(drain_cycles),
+        .drain_busy_i(drain_busy), .bias_re_o(bias_re), .bias_addr_o(bias_addr), .bias_idx_o(bias_idx),
         .cfg_in_o(cfg_in), .cfg_out_o(cfg_out), .cfg_shift_o(cfg_shift),
-        .cfg_round_o(cfg_round), .cfg_relu_o(cfg_relu)
+        .cfg_round_o(cfg_round), .cfg_relu_o(cfg_relu),
+        .cfg_ovf_o(cfg_ovf)
     );
 
     // ---- scratchpad and its users ----------------------------------------------------
+    // bias: the sequencer reads the bias words on port A (tensor unit idle);
+    // the word arrives one cycle later, into the drain unit's bias registers
+    wire                    bias_re;
+    wire [AW-$clog2(WORD_BYTES)-1:0] bias_addr;
+    wire [3:0]              bias_idx;
+    reg                     bias_we_q;
+    reg  [3:0]              bias_idx_q;
+    always @(posedge clk_i) begin
+        bias_we_q  <= bias_re && !rst_i;
+        bias_idx_q <= bias_idx;
+    end
     wire          ld_a_re, ld_b_re;
     localparam integer WA = AW - OFF;
     wire [WA-1:0] ld_a_addr, ld_b_addr;
@@ -160,8 +173,8 @@ module spu_core #(
 
     spu_spad #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)) u_spad (
         .clk_i   (clk_i),
-        .a_re_i  (host_rd || ld_a_re),
-        .a_addr_i(host_rd ? host_addr[AW-1:OFF] : ld_a_addr),
+        .a_re_i  (host_rd || ld_a_re || bias_re),
+        .a_addr_i(host_rd ? host_addr[AW-1:OFF] : bias_re ? bias_addr : ld_a_addr),
         .a_rdata_o(a_rdata),
         .b_re_i  (ld_b_re),
         .b_addr_i(ld_b_addr),
@@ -255,7 +268,8 @@ module spu_core #(
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
                      .ACC_W(ACC_W)) u_drain (
         .clk_i(clk_i), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs), .flags_i(acc_flags),
-        .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
+        .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
+        .bias_clr_i(run_i), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
         .busy_o(drain_busy), .free_o(drain_free),
         .we_o(dr_we), .waddr_o(dr_waddr), .wdata_o(dr_wdata), .wbe_o(dr_wbe)

@@ -39,11 +39,14 @@ module spu_decoder #(
     wire [3:0] cfg_out   = imm22[CFG_OUT_LSB   +: CFG_OUT_W];
     wire [1:0] cfg_round = imm22[CFG_ROUND_LSB +: CFG_ROUND_W];
     // cfg bits above the last field are reserved
-    localparam integer CFG_TOP = CFG_RELU_LSB + CFG_RELU_W;
+    localparam integer CFG_TOP = CFG_OVF_LSB + CFG_OVF_W;
     // a float input format carried: the wide accumulators and the f32 output
     localparam integer HAS_FP = ((FORMATS & ~32'h1) != 32'd0) ? 1 : 0;
     wire in_known  = (cfg_in == DT_INT8) || (cfg_in == DT_E4M3) || (cfg_in == DT_E5M2);
-    wire out_known = (cfg_out == DT_INT8) || (cfg_out == DT_INT32) || (cfg_out == DT_F32);
+    wire out_known = (cfg_out == DT_INT8) || (cfg_out == DT_INT32) || (cfg_out == DT_F32) ||
+                     (cfg_out == DT_BF16) || (cfg_out == DT_F16) || (cfg_out == DT_E4M3) ||
+                     (cfg_out == DT_E5M2);
+    wire out_int   = (cfg_out == DT_INT8) || (cfg_out == DT_INT32);
     wire in_carried = FORMATS[{1'b0, cfg_in}];
 
     reg [25:0] mask;
@@ -72,6 +75,7 @@ module spu_decoder #(
             OP_ST:     mask = OPMASK_ST;
             OP_SYNC:   mask = OPMASK_SYNC;
             OP_CNT:    mask = OPMASK_CNT;
+            OP_BIAS:   mask = OPMASK_BIAS;
             default:   known = 1'b0;
         endcase
 
@@ -81,16 +85,18 @@ module spu_decoder #(
             OP_LUI:  if (imm22[21:16] != 6'd0) illegal_o = 1'b1;
             OP_SHLI: if (imm18[17:5] != 13'd0) illegal_o = 1'b1;
             OP_CFG: begin
-                // in: an array dtype (spu_cfg.def); out: int8, int32, f32
+                // in: an array dtype (spu_cfg.def); out: int8, int32, f32, bf16, f16, e4m3, e5m2
                 if (imm22[21:CFG_TOP] != {(22-CFG_TOP){1'b0}}) illegal_o = 1'b1;
                 if (!in_known || !out_known) illegal_o = 1'b1;
                 if (cfg_round != RND_RNE && cfg_round != RND_RTZ && cfg_round != RND_RNA)
                     illegal_o = 1'b1;
-                // the build lacks the input format, or f32 out without a float format
-                if (!illegal_o && (!in_carried || (cfg_out == DT_F32 && HAS_FP == 0)))
+                // the build lacks the input format, or a float out without a float format
+                if (!illegal_o && (!in_carried || (!out_int && HAS_FP == 0)))
                     fmt_o = 1'b1;
             end
             OP_CNT:  if (imm18 >= CNT_COUNT[17:0]) illegal_o = 1'b1;
+            // bias: the bias registers are in builds with a float format only
+            OP_BIAS: if (!illegal_o && HAS_FP == 0) fmt_o = 1'b1;
             default: ;
         endcase
     end

@@ -3,33 +3,26 @@
 // Drive: cap_i (one bit per tile, the `st` token's diagonal wave, spu_core)
 // snapshots that tile's sum (ACC_W bits from spu_array, and its flags when
 // ACC_W > 32) into shadow_q in the cycle the tile clears; go_i (the cycle the
-// wave reaches the last tile) takes the cfg in/out/shift/round/relu and the
-// destination (base_i, row stride stride_i: aligned, range-checked by the
+// wave reaches the last tile) takes the cfg in/out/shift/round/relu/ovf and
+// the destination (base_i, row stride stride_i: aligned, range-checked by the
 // sequencer). From the next cycle the unit writes one scratchpad word per
 // cycle through we_o/waddr_o/wdata_o/wbe_o for exactly cycles_o cycles, the
 // figure docs/isa.md charges:
 //   ROWS * (COLS / LANES) * ceil(LANES * bytes(out) / WORD_BYTES).
 // LANES (a power of two dividing COLS; the INFO record's drain_lanes) is the
 // number of accumulators leaving per cycle: a row leaves as COLS/LANES groups
-// of LANES elements.
-//   out=int8 : one write per group: LANES requantized bytes (one spu_requant
-//              each) at byte lane (group * LANES) of the row's word (a row of
-//              int8 fits one word, COLS <= WORD_BYTES);
-//   out=int32: the group's 4*LANES raw little-endian bytes (the low 32 bits
-//              of each accumulator): when that is a
-//              word or more, ceil(4*LANES/WORD_BYTES) whole words (a small
-//              chunk select); when less, one write at its byte lanes of the
-//              row's word (group * 4*LANES) / WORD_BYTES.
-//   out=f32  : as int32, each accumulator first rounded to binary32 by a
-//              spu_fx2f32 per lane (ACC_W > 32 only): RNE of acc * 2^LSB with
-//              LSB = 0 for cfg in=int8 and -32 for the float inputs; a NaN
-//              flag, +Inf and -Inf both, or a wrapped sum (ovf) give
-//              0x7FC00000, one Inf sign gives that Inf (docs/numerics.md).
+// of LANES elements, each through a spu_output_pipe (bias, relu, one
+// rounding to cfg out: docs/numerics.md "Output pipeline").
+// Packing (every out size S = 1, 2 or 4 bytes): element j of a row is bytes
+// S*j .. S*j+S-1 of the row, little-endian. A group is LANES*S bytes: when
+// that is a word or more, ceil(LANES*S/WORD_BYTES) whole words (a small
+// chunk select); when less, one write at its byte lanes of the word
+// (group * LANES*S) / WORD_BYTES.
 // Data reach the byte lanes by plain wiring (every group byte is copied to
 // every lane it can land on) and the byte enables pick the lanes. Groups
 // leave by shifting shadow_q down LANES elements (no ROWS*COLS:1 mux).
 // LANES = COLS (the default) writes a row per cycle; the boards use 1 (one
-// requantizer instead of COLS; st's drain takes COLS times longer and runs
+// output pipe instead of COLS; st's drain takes COLS times longer and runs
 // behind the next mm).
 // busy_o: a write happens this cycle. free_o: at most this cycle's write and
 // the next are left: a waiting sync/halt may complete now, the next st's
@@ -51,11 +44,18 @@ module spu_drain_unit #(
     input  wire                    go_i,
     input  wire [ROWS*COLS*ACC_W-1:0] acc_i,
     input  wire [ROWS*COLS*4-1:0]  flags_i,    // {ovf, ninf, pinf, nan} per tile
-    input  wire [3:0]              in_i,       // cfg in: the grid of out=f32
-    input  wire [3:0]              out_i,      // DT_INT8 | DT_INT32 | DT_F32
+    input  wire [3:0]              in_i,       // cfg in: the grid of the float outs
+    input  wire [3:0]              out_i,      // a DT_* of spu_cfg.def (the decoder checked it)
     input  wire [4:0]              shift_i,
     input  wire [1:0]              round_i,
     input  wire                    relu_i,
+    input  wire                    ovf_i,
+    // bias registers (`bias`): cleared by RUN; word bias_idx_i of the bias
+    // (elements of 4 bytes for cfg in = int8, 8 for a float in) written
+    input  wire                    bias_clr_i,
+    input  wire                    bias_we_i,
+    input  wire [3:0]              bias_idx_i,
+    input  wire [WORD_BYTES*8-1:0] bias_word_i,
     input  wire [AW-1:0]           base_i,
     input  wire [AW-1:0]           stride_i,
     output wire [15:0]             cycles_o,   // drain length for out_i
@@ -70,34 +70,38 @@ module spu_drain_unit #(
     localparam integer WB    = WORD_BYTES;
     localparam integer G     = COLS / LANES;              // groups per row
     localparam integer GW    = (G > 1) ? $clog2(G) : 1;
-    localparam integer GB32  = LANES * 4;                 // bytes of an int32 group
-    localparam integer WIDE  = (GB32 >= WB) ? 1 : 0;      // int32 group = whole words
-    localparam integer CHG   = (GB32 >= WB) ? GB32 / WB : 1;      // words per int32 group
-    localparam integer CHW   = (CHG > 1) ? $clog2(CHG) : 1;
-    localparam integer PW    = (GB32 >= WB) ? 1 : WB / GB32;      // int32 groups per word
-    localparam integer D8    = ROWS * G;
-    localparam integer D32   = ROWS * G * CHG;
-    localparam integer RW    = $clog2(D32 + 1);
-    localparam [15:0]  D8_16  = D8[15:0];
-    localparam [15:0]  D32_16 = D32[15:0];
-    localparam integer CHGM1 = CHG - 1;
+    // per out size S = 1 << k (k = 0, 1, 2): words per group (CHG) and drain length
+    localparam integer CHG0  = (LANES * 1 >= WB) ? LANES * 1 / WB : 1;
+    localparam integer CHG1  = (LANES * 2 >= WB) ? LANES * 2 / WB : 1;
+    localparam integer CHG2  = (LANES * 4 >= WB) ? LANES * 4 / WB : 1;
+    localparam integer CHW   = (CHG2 > 1) ? $clog2(CHG2) : 1;
+    localparam integer D0    = ROWS * G * CHG0;
+    localparam integer D1    = ROWS * G * CHG1;
+    localparam integer D2    = ROWS * G * CHG2;
+    localparam integer RW    = $clog2(D2 + 1);
+    localparam [15:0]  D0_16 = D0[15:0];
+    localparam [15:0]  D1_16 = D1[15:0];
+    localparam [15:0]  D2_16 = D2[15:0];
     localparam integer GM1   = G - 1;
-    localparam [CHW-1:0] CH_LAST = CHGM1[CHW-1:0];
     localparam [GW-1:0]  G_LAST  = GM1[GW-1:0];
     localparam integer GBITS = LANES * ACC_W;
     localparam integer NBITS = ROWS * COLS * ACC_W;
-    localparam integer HAS_F32 = (ACC_W > 32) ? 1 : 0;
-    wire out4 = (out_i == DT_INT32) || (out_i == DT_F32);   // 4-byte outputs
+    localparam integer HAS_FP = (ACC_W > 32) ? 1 : 0;
+    // element size of out_i: 0 = 1 byte, 1 = 2, 2 = 4
+    // (int8-only builds: 1 or 4 bytes, the 2-byte path is not built)
+    wire [1:0] szk = ((out_i == DT_INT32) || (out_i == DT_F32)) ? 2'd2
+                   : ((HAS_FP != 0) && ((out_i == DT_BF16) || (out_i == DT_F16))) ? 2'd1 : 2'd0;
 
-    assign cycles_o = out4 ? D32_16 : D8_16;
+    assign cycles_o = (szk == 2'd2) ? D2_16 : (szk == 2'd1) ? D1_16 : D0_16;
 
     reg [NBITS-1:0]        shadow_q;
     reg [RW-1:0]           rem_q;
-    reg [CHW-1:0]          chunk_q;            // word of the int32 group (WIDE)
+    reg [CHW-1:0]          chunk_q;            // word of the group (whole-word groups)
     reg [GW-1:0]           grp_q;              // group of the row
     reg [AW-OFF-1:0]       row_q, stride_q;    // word addresses (aligned)
-    reg                    is32_q, relu_q;     // is32_q: a 4-byte out (int32, f32)
-    reg                    isf_q, fpin_q;      // out=f32; cfg in a float format
+    reg [1:0]              sz_q;               // szk of the drain
+    reg [3:0]              out_q;
+    reg                    relu_q, ovf_q, fpin_q;
     reg [4:0]              shift_q;
     reg [1:0]              round_q;
 
@@ -105,15 +109,15 @@ module spu_drain_unit #(
     // free_o = (rem_q <= 2), kept in a register that follows rem_q's updates
     // (timing: no compare between rem_q and the tensor unit's launch)
     localparam [RW-1:0] R2 = 2;
-    localparam [RW-1:0] D32R = D32[RW-1:0], D8R = D8[RW-1:0];
+    wire [RW-1:0] rem_go = (szk == 2'd2) ? D2[RW-1:0] : (szk == 2'd1) ? D1[RW-1:0] : D0[RW-1:0];
     reg free_q;
     always @(posedge clk_i) begin
         if (rst_i)        free_q <= 1'b1;
-        else if (go_i)    free_q <= out4 ? (D32R <= R2) : (D8R <= R2);
+        else if (go_i)    free_q <= (rem_go <= R2);
         else if (writing) free_q <= ((rem_q >> 2) == {RW{1'b0}});   // rem_q - 1 <= 2
     end
     assign free_o = free_q;
-    // the word leaves through a register (timing: requantizer -> EBR); the
+    // the word leaves through a register (timing: output pipe -> EBR); the
     // scratchpad write is one cycle after the word is formed, which the
     // one-cycle-late swap already allows for (spu_core): an mm after the
     // waiting sync/halt reads two cycles after the last write at the earliest
@@ -124,13 +128,11 @@ module spu_drain_unit #(
     assign busy_o = writing || we_q;
     assign we_o   = we_q;
 
-    // the front group as LANES 32-bit values: the low 32 bits of each
-    // accumulator, or (out=f32) its binary32 rounding
     wire [GBITS-1:0]    frontw = shadow_q[GBITS-1:0];
-    wire [LANES*32-1:0] front;
     wire [31:0] grp32 = {{(32-GW){1'b0}}, grp_q};
     wire [31:0] chunk32 = {{(32-CHW){1'b0}}, chunk_q};
-    wire grp_done = !is32_q || (chunk_q == CH_LAST);
+    wire [31:0] chg_last = (sz_q == 2'd2) ? CHG2 - 1 : (sz_q == 2'd1) ? CHG1 - 1 : CHG0 - 1;
+    wire grp_done = (chunk32 == chg_last);
     wire row_done = grp_done && (grp_q == G_LAST);
 
     always @(posedge clk_i) begin
@@ -139,21 +141,23 @@ module spu_drain_unit #(
             chunk_q <= {CHW{1'b0}};
             grp_q   <= {GW{1'b0}};
             row_q   <= {(AW-OFF){1'b0}};
-            is32_q  <= 1'b0;
-            isf_q   <= 1'b0;
+            sz_q    <= 2'd0;
+            out_q   <= DT_INT8;
             fpin_q  <= 1'b0;
             relu_q  <= 1'b0;
+            ovf_q   <= 1'b0;
             shift_q <= 5'd0;
             round_q <= 2'd0;
         end else if (go_i) begin
-            rem_q   <= out4 ? D32[RW-1:0] : D8[RW-1:0];
+            rem_q   <= rem_go;
             chunk_q <= {CHW{1'b0}};
             grp_q   <= {GW{1'b0}};
             row_q   <= base_i[AW-1:OFF];
-            is32_q  <= out4;
-            isf_q   <= (out_i == DT_F32);
+            sz_q    <= szk;
+            out_q   <= out_i;
             fpin_q  <= (in_i != DT_INT8);
             relu_q  <= relu_i;
+            ovf_q   <= ovf_i;
             shift_q <= shift_i;
             round_q <= round_i;
         end else if (writing) begin
@@ -190,9 +194,11 @@ module spu_drain_unit #(
         end
     end
 
+    // the flags of the front group ({ovf, ninf, pinf, nan}; none when ACC_W = 32)
+    wire [LANES*4-1:0] frontf;
     genvar g;
     generate
-        if (HAS_F32 != 0) begin : g_f32
+        if (HAS_FP != 0) begin : g_flags
             reg [ROWS*COLS*4-1:0] fshadow_q;
             wire [ROWS*COLS*4-1:0] fshifted = {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
             integer ft;
@@ -204,71 +210,117 @@ module spu_drain_unit #(
                 end else if (shift) begin
                     fshadow_q <= fshifted;
                 end
-            for (g = 0; g < LANES; g = g + 1) begin : g_cvt
-                wire [3:0]  fl = fshadow_q[g*4 +: 4];   // {ovf, ninf, pinf, nan}
-                wire [31:0] f;
-                spu_fx2f32 #(.W(ACC_W), .EW(7)) u_cvt (
-                    .x_i(frontw[g*ACC_W +: ACC_W]), .e_i(fpin_q ? 7'h60 : 7'h00),   // 2^-32 | 2^0
-                    .nan_i(fl[0] | fl[3] | (fl[1] & fl[2])), .inf_i(fl[1] | fl[2]),
-                    .inf_sign_i(fl[2]), .f32_o(f)
-                );
-                assign front[g*32 +: 32] = isf_q ? f : frontw[g*ACC_W +: 32];
-            end
-        end else begin : g_no_f32
-            for (g = 0; g < LANES; g = g + 1) begin : g_lane
-                assign front[g*32 +: 32] = frontw[g*ACC_W +: 32];
-            end
-            wire unused_f = &{1'b0, flags_i, isf_q, fpin_q};
+            assign frontf = fshadow_q[LANES*4-1:0];
+        end else begin : g_no_flags
+            assign frontf = {(LANES*4){1'b0}};
+            wire unused_f = &{1'b0, flags_i};
         end
     endgenerate
 
-    // ---- int8: requantize the front group --------------------------------------
-    wire [LANES*8-1:0] q8;
+    // ---- bias registers (builds with a float format: `bias` traps FORMAT in
+    // the int8-only ones, where they do not fit the UP5K): 64 bits per column,
+    // sign-extended to ACC_W at use ---------------------------------------------
+    localparam integer BW = 64;
+    wire [COLS*BW-1:0] bias_all;
+    wire               b8_all;
     generate
-        for (g = 0; g < LANES; g = g + 1) begin : g_rq
-            spu_requant u_rq (
-                .acc_i(front[g*32 +: 32]), .shift_i(shift_q), .round_i(round_q),
-                .relu_i(relu_q), .q_o(q8[g*8 +: 8])
+        if (HAS_FP != 0) begin : g_bias
+            reg  [COLS*BW-1:0] bias_q;
+            reg                b8_q;        // the bias holds 8-byte elements
+            wire               b8 = (in_i != DT_INT8);
+            integer bj, bt;
+            always @(posedge clk_i) begin
+                if (rst_i || bias_clr_i) begin
+                    bias_q <= {COLS*BW{1'b0}};
+                    b8_q   <= 1'b0;
+                end else if (bias_we_i) begin
+                    b8_q <= b8;
+                    // byte bt of column bj's element is byte (bj*S + bt) of the bias
+                    for (bj = 0; bj < COLS; bj = bj + 1)
+                        for (bt = 0; bt < 8; bt = bt + 1) begin
+                            if (!b8 && bt < 4 && ((bj * 4 + bt) / WB) == {28'd0, bias_idx_i})
+                                bias_q[bj*BW + bt*8 +: 8] <= bias_word_i[((bj * 4 + bt) % WB)*8 +: 8];
+                            if (b8 && ((bj * 8 + bt) / WB) == {28'd0, bias_idx_i})
+                                bias_q[bj*BW + bt*8 +: 8] <= bias_word_i[((bj * 8 + bt) % WB)*8 +: 8];
+                        end
+                end
+            end
+            assign bias_all = bias_q;
+            assign b8_all   = b8_q;
+        end else begin : g_no_bias
+            assign bias_all = {COLS*BW{1'b0}};
+            assign b8_all   = 1'b0;
+            wire unused_bias = &{1'b0, bias_clr_i, bias_we_i, bias_idx_i, bias_word_i, bias_all, b8_all};
+        end
+    endgenerate
+
+    // ---- the output pipe of each lane: LANES elements of 32 bits ---------------
+    wire [LANES*32-1:0] el;
+    generate
+        for (g = 0; g < LANES; g = g + 1) begin : g_op
+            // the bias of column grp*LANES + g, sign-extended (0: int8-only builds)
+            wire [ACC_W-1:0] lane_bias;
+            if (HAS_FP != 0) begin : g_bw
+                wire [BW-1:0] bsel = bias_all[(grp32 * LANES + g) * BW +: BW];
+                wire [63:0]   b64  = b8_all ? bsel : {{32{bsel[31]}}, bsel[31:0]};
+                assign lane_bias = {{(ACC_W-64){b64[63]}}, b64};
+            end else begin : g_bn
+                assign lane_bias = {ACC_W{1'b0}};
+            end
+            spu_output_pipe #(.ACC_W(ACC_W), .HAS_FP(HAS_FP)) u_op (
+                .acc_i(frontw[g*ACC_W +: ACC_W]), .flags_i(frontf[g*4 +: 4]),
+                .bias_i(lane_bias), .fpin_i(fpin_q), .out_i(out_q), .relu_i(relu_q),
+                .ovf_i(ovf_q), .shift_i(shift_q), .round_i(round_q), .el_o(el[g*32 +: 32])
             );
         end
     endgenerate
 
     // ---- the word written this cycle ------------------------------------------
-    // Byte b of the word: int8 takes requantized byte b % LANES, enabled when
-    // b is in the group's lanes; int32 takes byte chunk*WB + b of the group
-    // (WIDE: a CHG:1 select with constant indices, every byte enabled) or
-    // byte b % GB32, enabled when b is in the group's lanes of its word.
-    reg [WB*8-1:0] wdata;
-    reg [WB-1:0]   wbe;
-    integer b, c;
-    always @* begin
-        wdata = {WB*8{1'b0}};
-        wbe   = {WB{1'b0}};
-        c     = 0;            // loop variables assigned on every path: no latch
-        for (b = 0; b < WB; b = b + 1) begin
-            if (is32_q) begin
-                if (WIDE != 0) begin
-                    for (c = 0; c < CHG; c = c + 1)
-                        if (chunk_q == c[CHW-1:0]) begin
-                            wbe[b] = 1'b1;
-                            wdata[b*8 +: 8] = front[(((c * WB + b) < GB32) ? (c * WB + b) : 0)*8 +: 8];
-                        end
-                end else begin
-                    wbe[b] = ((b / GB32) == (grp32 % PW));
-                    wdata[b*8 +: 8] = front[(b % GB32)*8 +: 8];
-                end
-            end else if (b < COLS) begin
-                wbe[b] = ((b / LANES) == grp32);
-                wdata[b*8 +: 8] = q8[(b % LANES)*8 +: 8];
+    // For each size S: the group's LANES*S bytes (element i at bytes S*i..),
+    // the word's bytes and enables, and the word of the row it goes to.
+    wire [WB*8-1:0]   wd_k [0:2];
+    wire [WB-1:0]     be_k [0:2];
+    wire [31:0]       wo_k [0:2];
+    genvar k, i;
+    generate
+        for (k = 0; k < 3; k = k + 1) begin : g_sz
+            localparam integer S    = 1 << k;
+            localparam integer GB   = LANES * S;
+            localparam integer WIDE = (GB >= WB) ? 1 : 0;
+            localparam integer CHG  = (WIDE != 0) ? GB / WB : 1;
+            localparam integer PW   = (WIDE != 0) ? 1 : WB / GB;
+            wire [GB*8-1:0] gbytes;
+            for (i = 0; i < LANES; i = i + 1) begin : g_el
+                assign gbytes[i*S*8 +: S*8] = el[i*32 +: S*8];
             end
+            reg [WB*8-1:0] wd;
+            reg [WB-1:0]   be;
+            integer b, c;
+            always @* begin
+                wd = {WB*8{1'b0}};
+                be = {WB{1'b0}};
+                c  = 0;            // loop variables assigned on every path: no latch
+                for (b = 0; b < WB; b = b + 1) begin
+                    if (WIDE != 0) begin
+                        for (c = 0; c < CHG; c = c + 1)
+                            if (chunk_q == c[CHW-1:0]) begin
+                                be[b] = 1'b1;
+                                wd[b*8 +: 8] = gbytes[(((c * WB + b) < GB) ? (c * WB + b) : 0)*8 +: 8];
+                            end
+                    end else begin
+                        be[b] = ((b / GB) == (grp32 % PW));
+                        wd[b*8 +: 8] = gbytes[(b % GB)*8 +: 8];
+                    end
+                end
+            end
+            assign wd_k[k] = wd;
+            assign be_k[k] = be;
+            assign wo_k[k] = (WIDE != 0) ? grp32 * CHG + chunk32 : grp32 / PW;
         end
-    end
-
-    // the word of the row this write goes to: int8 rows are one word; an
-    // int32 group is CHG words from word grp*CHG (WIDE) or shares word grp/PW
-    wire [31:0] woff32 = !is32_q ? 32'd0
-                       : (WIDE != 0) ? grp32 * CHG + chunk32
-                       : grp32 / PW;
+    endgenerate
+    wire [WB*8-1:0] wdata  = sz_q[1] ? wd_k[2] : sz_q[0] ? wd_k[1] : wd_k[0];
+    wire [WB-1:0]   wbe    = sz_q[1] ? be_k[2] : sz_q[0] ? be_k[1] : be_k[0];
+    wire [31:0]     woff32 = sz_q[1] ? wo_k[2] : sz_q[0] ? wo_k[1] : wo_k[0];
     wire [AW-OFF-1:0] woff = woff32[AW-OFF-1:0];
     wire [31-(AW-OFF):0] unused_woff = woff32[31:AW-OFF];   // below G*CHG
 

@@ -43,7 +43,8 @@ module spu_sequencer #(
     parameter integer LOOP_DEPTH  = 4,
     parameter [31:0]  FORMATS     = 32'h1,   // carried `in` dtypes (spu_decoder: trap FORMAT)
     parameter integer AW          = $clog2(SPAD_BYTES),
-    parameter integer UAW         = $clog2(UCODE_WORDS)
+    parameter integer UAW         = $clog2(UCODE_WORDS),
+    parameter integer OFF_P       = $clog2(WORD_BYTES)
 ) (
     input  wire           clk_i,
     input  wire           rst_i,
@@ -94,12 +95,17 @@ module spu_sequencer #(
     // drain unit
     output wire [AW-1:0]  st_stride_o,
     input  wire           drain_free_i,
+    input  wire           drain_busy_i,   // the drain unit writes (bias waits until it does not)
+    output wire           bias_re_o,      // bias: read word bias_addr_o for the bias registers
+    output wire [AW-OFF_P-1:0] bias_addr_o,
+    output wire [3:0]     bias_idx_o,     // which word of the bias (0..)
     input  wire [15:0]    drain_cycles_i,
     output wire [3:0]     cfg_in_o,
     output wire [3:0]     cfg_out_o,
     output wire [4:0]     cfg_shift_o,
     output wire [1:0]     cfg_round_o,
-    output wire           cfg_relu_o
+    output wire           cfg_relu_o,
+    output wire           cfg_ovf_o
 );
 `include "spu_isa.vh"
     localparam integer OFF = $clog2(WORD_BYTES);
@@ -111,6 +117,7 @@ module spu_sequencer #(
     localparam [15:0] COLS16 = COLS[15:0];
     localparam integer COLSX4 = COLS * 4;
     localparam [15:0] COLS16X4 = COLSX4[15:0];
+    localparam [15:0] COLS16X2 = COLS16 * 16'd2;
 
     // ---- architectural state ---------------------------------------------------
     reg [1:0]  ph_q, status_q;
@@ -126,6 +133,7 @@ module spu_sequencer #(
     reg [4:0]  shift_q;
     reg [1:0]  round_q;
     reg        relu_q;
+    reg        ovf_q;
 
 
     // ---- decode ------------------------------------------------------------------
@@ -149,6 +157,7 @@ module spu_sequencer #(
     reg         alu_imm, alu_sub;
     reg         is_halt, is_mm, is_st, is_dw;           // ... and for the traps and waits
     reg         is_zacc, is_idw;                        // is_dw: halt/sync; is_idw: cfg/stride
+    reg         is_bias;
     // ---- fetch checks --------------------------------------------------------------
     wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
     // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
@@ -186,6 +195,7 @@ module spu_sequencer #(
             is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC);
             is_zacc <= (op_f == OP_ZACC);
             is_idw  <= (op_f == OP_CFG) || (op_f == OP_STRIDE);
+            is_bias <= (op_f == OP_BIAS);
         end
     end
     // registers (and the arguments RUN restores) in RAM: read in FETCH (the
@@ -220,7 +230,9 @@ module spu_sequencer #(
     // cycles later, so the one-cycle-old precomputation is always current.
     localparam integer NWS = AW + 1;                    // room bits (LIMIT = 2^AW fits)
     localparam [31:0]  LIM32 = SPAD_BYTES;
-    wire [31:0] st_lim   = RM1 * {{(33-SW){1'b0}}, sc_q[SW-2:0]} + (out32 ? {16'd0, COLS16X4} : {16'd0, COLS16});
+    wire out16 = (cout_q == DT_BF16) || (cout_q == DT_F16);     // 2-byte outputs
+    wire [31:0] st_lim   = RM1 * {{(33-SW){1'b0}}, sc_q[SW-2:0]} +
+                           (out32 ? {16'd0, COLS16X4} : out16 ? {16'd0, COLS16X2} : {16'd0, COLS16});
     reg         st_over_q;                              // (ROWS-1)*strideC + span alone > LIMIT
     reg  [NWS-1:0] st_room_q;                           // LIMIT - that, when not over
     always @(posedge clk_i) begin
@@ -231,6 +243,24 @@ module spu_sequencer #(
     wire mm_mis = (ra[OFF-1:0] != 0) || (rb[OFF-1:0] != 0) ||
                   (sa_q[OFF-1:0] != 0) || (sb_q[OFF-1:0] != 0);
     wire st_mis = (ra[OFF-1:0] != 0) || (sc_q[OFF-1:0] != 0);
+
+    // ---- bias: COLS elements of 4 bytes (cfg in = int8) or 8 (float in) ----------
+    // read one word per cycle on port A once the tensor unit is idle and the
+    // drain unit writes no more (its output pipes use the bias registers)
+    localparam integer HAS_FPB = ((FORMATS & ~32'h1) != 32'd0) ? 1 : 0;
+    localparam integer NW4 = (COLS * 4 + WORD_BYTES - 1) / WORD_BYTES;
+    localparam integer NW8 = (COLS * 8 + WORD_BYTES - 1) / WORD_BYTES;
+    localparam [32:0]  BSP4 = COLS * 4;
+    localparam [32:0]  BSP8 = COLS * 8;
+    wire       [32:0]  LIM33 = {1'b0, LIM32};
+    wire        bias8    = (HAS_FPB != 0) && (cin_q != DT_INT8);
+    wire [3:0]  bias_nw  = bias8 ? NW8[3:0] : NW4[3:0];
+    wire        bias_mis = (ra[OFF-1:0] != 0);
+    wire        bias_bad = ({1'b0, ra} + (bias8 ? BSP8 : BSP4)) > LIM33;
+    wire        bias_idle = tu_idle_i && !drain_busy_i;
+    wire        is_bias_c = (HAS_FPB != 0) && is_bias;   // int8-only builds: the decoder traps FORMAT
+    reg  [3:0]  bn_q;                      // words read so far
+    wire        bias_rd;                   // a read cycle of bias (EXEC again)
 
     // ---- loop stack --------------------------------------------------------------
     // pc values of PW = UAW+1 bits: in EXEC pc < UCODE_WORDS, so pc + 1 and
@@ -348,9 +378,17 @@ module spu_sequencer #(
     // queues nothing: timing, no regfile compare on the wait path)
     wire is_tq      = is_st || is_zacc || is_mm;
     wire drain_wait = (is_dw && !(tu_idle_i && drain_free_i)) || (is_idw && !tu_idle_i) ||
-                      (is_tq && !tu_accept_i);
+                      (is_tq && !tu_accept_i) || (is_bias_c && !bias_idle);
+    wire bias_trap  = is_bias_c && (bias_mis || bias_bad);
+    assign bias_rd  = exec && !illegal && is_bias_c && !bias_trap && bias_idle && (bn_q != bias_nw);
+    always @(posedge clk_i)
+        if (rst_i || !(exec && is_bias_c)) bn_q <= 4'd0;
+        else if (bias_rd)                bn_q <= bn_q + 4'd1;
+    assign bias_re_o   = bias_rd;
+    assign bias_addr_o = ra[AW-1:OFF] + {{(AW-OFF-4){1'b0}}, bn_q};
+    assign bias_idx_o  = bn_q;
     wire mul_wait   = wr_mul && !mul_last;
-    wire stays      = drain_wait || mul_wait;          // EXEC again next cycle (if no trap)
+    wire stays      = drain_wait || mul_wait || bias_rd;   // EXEC again next cycle (if no trap)
     wire do_mm      = ok && is_mm && !k_zero && !mm_mis && tu_accept_i && !mm_kill;
     wire do_st      = ok && is_st && !st_mis && !st_bad && tu_accept_i && !mm_kill;
     wire do_zacc    = ok && is_zacc && tu_accept_i && !mm_kill;
@@ -388,11 +426,11 @@ module spu_sequencer #(
     wire mm_trap   = is_mm && !k_zero && mm_mis;
     wire st_trap   = is_st && (st_mis || st_bad);
     always @* begin
-        ex_trap  = illegal || loop_ill || loop_trap || mm_trap || st_trap;
+        ex_trap  = illegal || loop_ill || loop_trap || mm_trap || st_trap || bias_trap;
         ex_cause = f_trap_q ? (f_wd_q ? TRAP_WATCHDOG : TRAP_PC_RANGE) :
                    f_fmt_q ? TRAP_FORMAT :
                    (illegal || loop_ill) ? TRAP_ILLEGAL : is_loop ? TRAP_LOOP_STACK :
-                   (is_mm || st_mis) ? TRAP_MISALIGNED : TRAP_SPAD_RANGE;
+                   (is_mm || (is_st && st_mis) || (is_bias_c && bias_mis)) ? TRAP_MISALIGNED : TRAP_SPAD_RANGE;
         ex_halt  = is_halt;                 // (used with ex_done: not illegal)
         ex_wait = exec && !ex_trap && stays;
         ex_done = exec && !ex_trap && !stays;
@@ -418,7 +456,7 @@ module spu_sequencer #(
         ev_cycles_o      = 2'd0;
         ev_instret_o     = 1'b0;
         ev_stall_drain_o = 1'b0;
-        if (ex_wait) ev_stall_drain_o = !mul_wait && !mm_kill;
+        if (ex_wait) ev_stall_drain_o = !mul_wait && !bias_rd && !mm_kill;
         if (f_wait) ev_stall_drain_o = !mm_kill;
         if (ex_done && !mm_kill) ev_instret_o = 1'b1;
         // CYCLES: every EXEC cycle adds 1, the first one also its FETCH's
@@ -444,6 +482,7 @@ module spu_sequencer #(
             shift_q <= CFG_SHIFT_DEFAULT[4:0];
             round_q <= CFG_ROUND_DEFAULT[1:0];
             relu_q  <= CFG_RELU_DEFAULT[0];
+            ovf_q   <= CFG_OVF_DEFAULT[0];
         end else if (stop_i) begin
             ph_q     <= P_OFF;
             status_q <= STATE_IDLE;
@@ -458,6 +497,7 @@ module spu_sequencer #(
             shift_q <= CFG_SHIFT_DEFAULT[4:0];
             round_q <= CFG_ROUND_DEFAULT[1:0];
             relu_q  <= CFG_RELU_DEFAULT[0];
+            ovf_q   <= CFG_OVF_DEFAULT[0];
         end else begin
             // cfg and stride cannot trap (an illegal cfg is `illegal`)
             if (advance && !mm_kill && op == OP_CFG) begin
@@ -466,6 +506,7 @@ module spu_sequencer #(
                 shift_q <= imm22u[CFG_SHIFT_LSB +: CFG_SHIFT_W];
                 round_q <= imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
                 relu_q  <= imm22u[CFG_RELU_LSB];
+                ovf_q   <= imm22u[CFG_OVF_LSB];
             end
             if (advance && !mm_kill && op == OP_STRIDE) begin
                 sa_q <= stride_keep(ra); sb_q <= stride_keep(rb); sc_q <= stride_keep(rc);
@@ -563,5 +604,6 @@ module spu_sequencer #(
     assign cfg_shift_o   = shift_q;
     assign cfg_round_o   = round_q;
     assign cfg_relu_o    = relu_q;
+    assign cfg_ovf_o     = ovf_q;
 endmodule
 `default_nettype wire
