@@ -9,7 +9,8 @@
 # package, already in DEBS) proves them; the accumulator's induction runs in
 # Yosys's SAT solver. SPU_FORMAL_TIMEOUT=S limits each proof (default 300 s).
 .PHONY: test-formal test-formal-full
+# (the quick set and the negative tests run in make test: not again here)
 test-formal: $(BUILD)/tests/spu_formal_tests
-	@SPU_FORMAL_SET=ci tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
+	@SPU_FORMAL_SET=ci GTEST_FILTER='CI/*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
 test-formal-full: $(BUILD)/tests/spu_formal_tests
-	@SPU_FORMAL_SET=full tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
+	@SPU_FORMAL_SET=full GTEST_FILTER='CI/*:Full/*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
