@@ -80,11 +80,13 @@ $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	@touch $@
 
 # ppa-numerics first: its report and charts (build/ppa/numerics/) come with make ppa
-ppa: ppa-numerics $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_IDS)))
+# (the unit rows: the set ppa-numerics swept; PPA_FULL=1 for all)
+PPA_IDS_RUN    = $(filter-out $(PPA_ALL_UNIT_IDS),$(PPA_IDS)) $(PPA_UNIT_IDS)
+ppa: ppa-numerics $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(filter-out $(PPA_ALL_UNIT_IDS),$(PPA_IDS))))
 	@$(if $(PPA_UNLISTED),echo "ppa: not in $(PPA_TABLE) (run with default parameters): $(PPA_UNLISTED)";)
-	@$(SPU_PPA_BIN) report $(PPA_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_IDS))))
+	@$(SPU_PPA_BIN) report $(PPA_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_IDS_RUN))))
 	@$(SPU_PPA_BIN) validate $(PPA_DIR)/report.json
-	@failed="$(notdir $(patsubst %/,%,$(dir $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /FAILED,$(PPA_IDS)))))))"; \
+	@failed="$(notdir $(patsubst %/,%,$(dir $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /FAILED,$(PPA_IDS_RUN)))))))"; \
 	if [ -n "$$failed" ]; then echo "ppa: failed entries (see $(PPA_DIR)/NAME/flow.log): $$failed"; exit 1; fi
 
 NEW       ?= $(PPA_DIR)/report.json
@@ -101,16 +103,33 @@ ppa-diff: $(SPU_PPA_BIN)
 #                            into docs/numerics-rtl.md and docs/img/ppa/
 # The rows are the job list (one line per unit, params, device, depth); the
 # per-row rule above is what a sweep runner would call for each.
-PPA_UNIT_IDS := $(sort $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$1 "." $$3 }' $(PPA_TABLE)) \
+PPA_ALL_UNIT_IDS := $(sort $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$1 "." $$3 }' $(PPA_TABLE)) \
                        $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
+# The set swept: synth/ppa_default.txt (every unit at its 48 MHz depth and
+# neighbours, plus combinational), or every unit row with PPA_FULL=1.
+PPA_DEFAULT  := synth/ppa_default.txt
+PPA_DEFAULT_IDS := $(shell awk '!/^\#/ && NF { print $$1 }' $(PPA_DEFAULT))
+PPA_UNIT_IDS := $(if $(filter 1,$(PPA_FULL)),$(PPA_ALL_UNIT_IDS),$(PPA_DEFAULT_IDS))
 PPA_NUM_DIR  := $(PPA_DIR)/numerics
 .PHONY: ppa-numerics ppa-docs
-ppa-numerics: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_UNIT_IDS)))
+# The rows run as jobs of the sweep runner (synth/sweep/sweep.sh: RUNNER=make,
+# sharing this make's job server under -jN, or RUNNER=slurm, one array task
+# per row); each job is the row's rule above (synth/ppa_job.sh), so rows
+# already up to date are not re-run. The runner's table: $(PPA_NUM_DIR)/sweep/.
+ppa-numerics: $(SYNTH_DEPS) $(SPU_PPA_BIN)
+	@missing=$$(for i in $(PPA_DEFAULT_IDS); do n=$${i%.*}; d=$${i##*.}; \
+	  awk -v n=$$n -v d=$$d '!/^#/ && $$1 == n && $$3 == d { f = 1 } END { exit !f }' $(PPA_TABLE) || echo $$i; done); \
+	  [ -z "$$missing" ] || { echo "ppa-numerics: $(PPA_DEFAULT) names rows not in $(PPA_TABLE): $$missing"; exit 1; }
 	@mkdir -p $(PPA_NUM_DIR)
-	@$(SPU_PPA_BIN) report $(PPA_NUM_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_UNIT_IDS))))
+	@for i in $(PPA_UNIT_IDS); do printf '%s\tBUILD=$(BUILD) synth/ppa_job.sh %s\n' $$i $$i; done > $(PPA_NUM_DIR)/jobs.tsv
+	@echo "ppa-numerics: $(words $(PPA_UNIT_IDS)) rows ($(if $(filter 1,$(PPA_FULL)),PPA_FULL=1: every unit row,$(PPA_DEFAULT); PPA_FULL=1 for all))"
+	+@RUNNER=$(or $(RUNNER),make) synth/sweep/sweep.sh $(PPA_NUM_DIR)/jobs.tsv $(PPA_NUM_DIR)/sweep > $(PPA_NUM_DIR)/sweep.log 2>&1; \
+	  rc=$$?; grep -E '^\[sweep\] (done|FAIL|[0-9]+ jobs)' $(PPA_NUM_DIR)/sweep.log; [ $$rc -le 1 ] || { cat $(PPA_NUM_DIR)/sweep.log; exit $$rc; }
+	@# (the entries exist only now: shell tests, not $$(wildcard), which make expands before the sweep)
+	@$(SPU_PPA_BIN) report $(PPA_NUM_DIR) $$(for i in $(PPA_UNIT_IDS); do f=$(PPA_DIR)/$$i/entry.json; [ -f $$f ] && echo $$f; done)
 	@$(SPU_PPA_BIN) validate $(PPA_NUM_DIR)/report.json
 	@synth/ppa_plots.sh $(PPA_NUM_DIR)/report.csv $(PPA_NUM_DIR)
-	@failed="$(notdir $(patsubst %/,%,$(dir $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /FAILED,$(PPA_UNIT_IDS)))))))"; \
+	@failed=$$(for i in $(PPA_UNIT_IDS); do [ -f $(PPA_DIR)/$$i/FAILED ] && printf '%s ' $$i; done); \
 	if [ -n "$$failed" ]; then echo "ppa-numerics: failed entries (kept in the report with their status): $$failed"; fi
 
 ppa-docs: ppa-numerics

@@ -205,10 +205,11 @@ unit)
     pnr "$dev" "$out" 100
     generic_pass "$top" "$out" "$read_unit"
     # numerics units: STAGES=K pipeline registers (0 = combinational, the
-    # default), latency K clocks (spu_acc_fx: its own register + K)
-    st=0
-    for kv in "$@"; do case $kv in STAGES=?*) st=${kv#STAGES=} ;; esac; done
-    lat=$st; [ "$top" = spu_acc_fx ] && lat=$((st + 1))
+    # default), latency K clocks (spu_acc_fx: its own register + K, + 1
+    # output register with SPLIT=1)
+    st=0; split=0
+    for kv in "$@"; do case $kv in STAGES=?*) st=${kv#STAGES=} ;; SPLIT=?*) split=${kv#SPLIT=} ;; esac; done
+    lat=$st; [ "$top" = spu_acc_fx ] && lat=$((st + 1 + split))
     stages_args=(--stages "$st" --latency "$lat")
     "$SPU_PPA" entry --name "$name" --kind unit --device "$dev" --top "$top" --io-bits "$io_bits" \
         "${stages_args[@]}" --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" \

@@ -1133,7 +1133,15 @@ static int cmd_report(int argc, char **argv)
             char cell[128];
             cell_text(cJSON_GetObjectItemCaseSensitive(es[i], k_fields[f].key), &k_fields[f], cell,
                       sizeof cell);
-            sb_printf(&csv, "%s%s", f ? "," : "", cell);
+            if (strpbrk(cell, ",\"\n")) {
+                /* RFC 4180: a field with a comma or a quote is quoted, its quotes doubled */
+                sb_printf(&csv, "%s\"", f ? "," : "");
+                for (const char *c = cell; *c; c++)
+                    sb_printf(&csv, *c == '"' ? "\"\"" : "%c", *c);
+                sb_printf(&csv, "\"");
+            } else {
+                sb_printf(&csv, "%s%s", f ? "," : "", cell);
+            }
             sb_printf(&md, "%s | ", cell[0] ? cell : "-");
         }
         sb_printf(&csv, "\n");

@@ -1,11 +1,16 @@
 # tests/formal/build.mk -- equivalence proofs of the pipelined numerics units
 # (tests/formal/test_formal.cc, built by the default suite rule of
 # tests/build.mk as build/tests/spu_formal_tests). `make test` runs its quick
-# set; the full set (every format and depth whose proof finishes) is:
-#   make test-formal     SPU_FORMAL_ALL=1, prints "tests: N passed, N failed, N skipped"
+# set; the larger sets (one gtest per proof):
+#   make test-formal       the CI set (SPU_FORMAL_SET=ci): every unit, a few minutes
+#   make test-formal-full  every format and depth whose proof finishes (SPU_FORMAL_SET=full)
+# Both print "tests: N passed, N failed, N skipped"
 # Yosys writes the miters as AIGs, ABC (yosys-abc, part of Debian's yosys
 # package, already in DEBS) proves them; the accumulator's induction runs in
 # Yosys's SAT solver. SPU_FORMAL_TIMEOUT=S limits each proof (default 300 s).
-.PHONY: test-formal
+.PHONY: test-formal test-formal-full
+# (the quick set and the negative tests run in make test: not again here)
 test-formal: $(BUILD)/tests/spu_formal_tests
-	@SPU_FORMAL_ALL=1 tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
+	@SPU_FORMAL_SET=ci GTEST_FILTER='CI/*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
+test-formal-full: $(BUILD)/tests/spu_formal_tests
+	@SPU_FORMAL_SET=full GTEST_FILTER='CI/*:Full/*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests

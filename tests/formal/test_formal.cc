@@ -10,23 +10,29 @@
 //     combinational unit's for the inputs of frame 1, for all inputs and
 //     initial states -- the registers hold nothing older than K cycles,
 //     so this covers every cycle.
-//   spu_acc_fx (a loop): temporal induction from the all-zero state with the
-//     two accumulators' registers and the input stage proven equal too
-//     (Yosys `sat -tempinduct`).
+//   spu_acc_fx (a loop): temporal induction (Yosys `sat -tempinduct`, k <= 10)
+//     from the all-zero state with the two accumulators' sum and flag
+//     registers proven equal too (SPLIT = 0; the input stages are covered
+//     by k: they hold nothing older than STAGES cycles; they are not
+//     compared register to register because bits a configuration leaves
+//     unused are removed and would be free in the SAT model).
 // Reference proofs (miters spu_eqref_*): the combinational unit against a
 // second, plainly written model of its arithmetic (tests/formal/spu_ref_*.v,
 // written from docs/numerics.md, not from the unit): spu_fx2f32 (ABC
 // `iprove` on the combinational miter, all inputs) and spu_acc_fx
 // (induction over all input sequences).
-// Two sets: kQuick runs in `make test`; kFull (every format and depth that
-// finishes, docs/numerics-rtl.md) runs when SPU_FORMAL_ALL=1 (`make
-// test-formal`) and is SKIPPED otherwise. Per proof time limit:
-// SPU_FORMAL_TIMEOUT seconds (default 300).
+// Sets: kQuick runs in `make test`; kCI (each unit family at its 48 MHz
+// depth, the wide references) with SPU_FORMAL_SET=ci (`make test-formal`,
+// a few minutes, in CI); kCI and kFull (every other format and depth that
+// finishes, docs/numerics-rtl.md) with SPU_FORMAL_SET=full (`make
+// test-formal-full`); one test per proof, SKIPPED otherwise. Per proof time limit: SPU_FORMAL_TIMEOUT seconds (default 300).
 // Negative tests: a wrong latency, a wrong pipeline register and a wrong
 // reference must make the proofs fail (so a proof that passes is not
 // vacuous). SKIPs when yosys or yosys-abc is missing.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -84,6 +90,10 @@ int prove_aig(const std::string &name, const std::string &top, const std::string
     return 2;
 }
 
+// spu_acc_fx with SPLIT = 1: one cycle more than STAGES
+bool split(const Proof &p) { return std::string(p.params).find("SPLIT=1") != std::string::npos; }
+int latency(const Proof &p) { return p.stages + (split(p) ? 1 : 0); }
+
 // Runs one proof with latency LAT; returns 0 when proven.
 int prove(const Proof &p, int lat)
 {
@@ -98,8 +108,18 @@ int prove(const Proof &p, int lat)
         if (j == std::string::npos) j = ps.size();
         std::string kv = ps.substr(i, j - i);
         size_t eq = kv.find('=');
-        if (eq != std::string::npos)
-            chp += "chparam -set " + kv.substr(0, eq) + " " + kv.substr(eq + 1) + " " + top + "; ";
+        if (eq != std::string::npos) {
+            // chparam does not take "-32": a negative value as its 32-bit
+            // pattern (the parameters are `integer`, so it reads back signed)
+            std::string v = kv.substr(eq + 1);
+            if (!v.empty() && v[0] == '-') {
+                char hex[24];
+                // (the Yosys script is in single quotes: the ' of 32'h as '\'')
+                snprintf(hex, sizeof hex, "32'\\''h%08x", (unsigned)std::atoi(v.c_str()));
+                v = hex;
+            }
+            chp += "chparam -set " + kv.substr(0, eq) + " " + v + " " + top + "; ";
+        }
         i = j + 1;
     }
     std::string files;
@@ -115,9 +135,13 @@ int prove(const Proof &p, int lat)
               " -prove u_unit.pinf_q u_ref.pinf_seen_q -prove u_unit.ninf_q u_ref.ninf_seen_q"
               " -prove u_unit.ovf_q u_ref.wrapped_q -verify";
     } else if (std::string(p.miter) == "acc_fx") {
-        sat = "sat -tempinduct -set-init-zero -seq 1 -maxsteps 4 -prove bad_o 0";
-        for (const char *r : {"acc_q", "nan_q", "pinf_q", "ninf_q", "ovf_q", "s_q"})
-            sat += std::string(" -prove u_gate.") + r + " u_gold." + r;
+        // SPLIT = 1 holds the sum as two halves and a carry, its input stage
+        // a one's complement, and its outputs one cycle later: the
+        // induction compares it through the outputs only (bad_o, k <= 10)
+        sat = "sat -tempinduct -set-init-zero -seq 1 -maxsteps 10 -prove bad_o 0";
+        if (!split(p))
+            for (const char *r : {"acc_q", "nan_q", "pinf_q", "ninf_q", "ovf_q"})
+                sat += std::string(" -prove u_gate.") + r + " u_gold." + r;
         sat += " -verify";
     } else if (ref) {
         return prove_aig(name, top, chp, files, "strash; iprove");
@@ -140,8 +164,10 @@ const std::vector<Proof> kQuick = {
     {"cvt_f32", 3, ""},
     {"cvt_f32", 5, ""},
     {"fx2f32", 4, ""},
-    {"fx2f32", 8, ""},
+    {"fx2f32", 9, ""},
     {"acc_fx", 1, ""},
+    {"acc_fx", 3, ""},
+    {"acc_fx", 3, "SPLIT=1"},
     {"ref_acc_fx", 0, ""},
     {"ref_fx2f32", 0, "W=28 EW=9"},
 };
@@ -153,42 +179,60 @@ const std::vector<Proof> kQuick = {
 #define E4M3_E5M2 "A_EXP=4 A_MAN=3 A_SPEC=2 B_EXP=5 B_MAN=2 B_SPEC=1"
 #define BF16 "A_EXP=8 A_MAN=7 A_SPEC=1 B_EXP=8 B_MAN=7 B_SPEC=1"
 
-// full set (make test-formal): every pipelined variant whose proof finishes
-// here, the reference proofs. Not in it (docs/numerics-rtl.md says how
+// CI set (make test-formal, also run by make test-formal-full): every unit
+// family at its 48 MHz depth (MX: the deepest, at N = 2), the e5m2
+// accumulator and the wide reference proofs.
+const std::vector<Proof> kCI = {
+    {"mul_fp", 1, E5M2},
+    {"mul_fp", 1, BF16},
+    {"cvt_f32", 5, "E=8 M=7 SPEC=1"},
+    {"cvt_f32", 5, "E=5 M=2 SPEC=1"},
+    {"fx2f32", 9, "W=64 EW=10"},
+    {"acc_fx", 3, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80"},
+    {"acc_fx", 3, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80 SPLIT=1"},
+    {"mx_dot", 12, "N=2 " E2M1},
+    {"ref_acc_fx", 0, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80"},
+    {"ref_fx2f32", 0, "W=48 EW=10"},
+};
+
+// full set (make test-formal-full): the rest of every pipelined variant
+// whose proof finishes here, the reference proofs. Not in it (docs/numerics-rtl.md says how
 // they are covered): fp16 x fp16 at STAGES 1, 2 (an 11 x 11 multiplier
 // against its partial-product split: no answer in 10 min).
 const std::vector<Proof> kFull = {
+    {"mul_fp", 2, E5M2},
+    {"mul_fp", 2, BF16},
+    {"cvt_f32", 4, "E=8 M=7 SPEC=1"},
+    {"cvt_f32", 4, "E=5 M=2 SPEC=1"},
+    {"fx2f32", 7, "W=64 EW=10"}, {"fx2f32", 8, "W=64 EW=10"},
+    {"mx_dot", 10, "N=8"}, {"mx_dot", 12, "N=8"}, {"mx_dot", 7, "N=2 " E2M1},
     {"mul_int8", 1, ""},
     {"mul_int8", 2, ""},
-    {"mul_fp", 1, E5M2},      {"mul_fp", 2, E5M2},
     {"mul_fp", 1, E4M3_E5M2}, {"mul_fp", 2, E4M3_E5M2},
-    {"mul_fp", 1, BF16},      {"mul_fp", 2, BF16},
     {"mul_fp", 1, E2M1},      {"mul_fp", 2, E2M1},
     {"mul_fp", 1, E2M3},      {"mul_fp", 2, E2M3},
     {"mul_fp", 1, E3M2},      {"mul_fp", 2, E3M2},
     {"cvt_f32", 2, ""},       {"cvt_f32", 4, ""},
     {"cvt_f32", 1, "E=8 M=7 SPEC=1"}, {"cvt_f32", 2, "E=8 M=7 SPEC=1"}, {"cvt_f32", 3, "E=8 M=7 SPEC=1"},
-    {"cvt_f32", 4, "E=8 M=7 SPEC=1"}, {"cvt_f32", 5, "E=8 M=7 SPEC=1"},
     {"cvt_f32", 1, "E=5 M=2 SPEC=1"}, {"cvt_f32", 2, "E=5 M=2 SPEC=1"}, {"cvt_f32", 3, "E=5 M=2 SPEC=1"},
-    {"cvt_f32", 4, "E=5 M=2 SPEC=1"}, {"cvt_f32", 5, "E=5 M=2 SPEC=1"},
     {"fx2f32", 1, ""}, {"fx2f32", 2, ""}, {"fx2f32", 3, ""}, {"fx2f32", 5, ""}, {"fx2f32", 6, ""}, {"fx2f32", 7, ""},
     {"fx2f32", 1, "W=64 EW=10"}, {"fx2f32", 2, "W=64 EW=10"}, {"fx2f32", 3, "W=64 EW=10"},
     {"fx2f32", 4, "W=64 EW=10"}, {"fx2f32", 5, "W=64 EW=10"}, {"fx2f32", 6, "W=64 EW=10"},
-    {"fx2f32", 7, "W=64 EW=10"}, {"fx2f32", 8, "W=64 EW=10"},
+    {"fx2f32", 8, ""},
     {"acc_fx", 1, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80"},
+    {"acc_fx", 2, ""}, {"acc_fx", 0, "SPLIT=1"}, {"acc_fx", 1, "SPLIT=1"}, {"acc_fx", 2, "SPLIT=1"},
     {"mx_dot", 3, "N=2 " E2M1},
-    {"mx_dot", 7, "N=2 " E2M1},
     {"mx_dot", 1, "N=8"}, {"mx_dot", 2, "N=8"}, {"mx_dot", 3, "N=8"}, {"mx_dot", 7, "N=8"},
-    {"mx_dot", 10, "N=8"},
+    {"mx_dot", 2, "N=8 INT8=1"}, {"mx_dot", 12, "N=8 INT8=1"},
     {"mx_dot", 10, "N=32"},
+    {"mx_dot", 12, "N=32 " E2M1},
+    {"mx_dot", 12, "N=32 INT8=1"},
     {"mx_dot", 5, "N=32 " E2M1},
     {"mx_dot", 10, "N=32 " E2M1},
     {"mx_dot", 4, "N=32 " E3M2},
     {"mx_dot", 6, "N=32 " E2M3},
     {"mx_dot", 2, "N=32 " E5M2},
     {"mx_dot", 3, "N=32 " E4M3_E5M2},
-    {"ref_acc_fx", 0, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80"},
-    {"ref_fx2f32", 0, "W=48 EW=10"},
     {"ref_fx2f32", 0, "W=64 EW=10"},
 };
 
@@ -204,7 +248,7 @@ protected:
 TEST_F(Formal, QuickSetPipelinesEqualCombinational)
 {
     for (const Proof &p : kQuick)
-        EXPECT_EQ(prove(p, p.stages), 0) << "not proven: " << proof_name(p, p.stages)
+        EXPECT_EQ(prove(p, latency(p)), 0) << "not proven: " << proof_name(p, latency(p))
                                          << " (log in " << kOut << ")";
 }
 
@@ -215,6 +259,7 @@ TEST_F(Formal, WrongLatencyIsRefuted)
     EXPECT_NE(prove({"cvt_f32", 5, ""}, 4), 0);
     EXPECT_NE(prove({"fx2f32", 8, ""}, 7), 0);
     EXPECT_NE(prove({"acc_fx", 1, ""}, 2), 0);
+    EXPECT_NE(prove({"acc_fx", 3, "SPLIT=1"}, 3), 0);
 }
 
 // A pipeline register that takes one field from the wrong stage is caught:
@@ -249,14 +294,42 @@ TEST_F(Formal, WrongReferenceIsRefuted)
               1);
 }
 
-TEST_F(Formal, FullSetEveryFormatAndDepth)
+// The CI and full sets, one test per proof (gtest names them by miter,
+// latency and parameters, so each proof's time is in the log).
+// SPU_FORMAL_SET=ci runs CI/* (make test-formal: a few minutes), =full
+// CI/* and Full/* (make test-formal-full); otherwise (make test) they are
+// SKIPPED.
+class FormalSet : public ::testing::TestWithParam<Proof> {
+protected:
+    void SetUp() override
+    {
+        if (run("command -v yosys > /dev/null 2>&1 && command -v yosys-abc > /dev/null 2>&1") != 0)
+            GTEST_SKIP() << "yosys / yosys-abc not installed (make deps)";
+        const char *set = std::getenv("SPU_FORMAL_SET");
+        const std::string s = set ? set : "";
+        const bool in_ci = std::string(::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name())
+                               .rfind("CI/", 0) == 0;
+        if (s != "full" && !(s == "ci" && in_ci))
+            GTEST_SKIP() << (s == "ci" ? "not in the CI set: make test-formal-full"
+                                       : "the proof sets run with make test-formal / test-formal-full");
+    }
+};
+
+TEST_P(FormalSet, PipelineOrReferenceProven)
 {
-    const char *all = std::getenv("SPU_FORMAL_ALL");
-    if (!all || std::string(all) != "1")
-        GTEST_SKIP() << "the full proof set runs with SPU_FORMAL_ALL=1 (make test-formal)";
-    for (const Proof &p : kFull)
-        EXPECT_EQ(prove(p, p.stages), 0) << "not proven: " << proof_name(p, p.stages)
-                                         << " (log in " << kOut << ")";
+    const Proof &p = GetParam();
+    EXPECT_EQ(prove(p, latency(p)), 0) << "not proven: " << proof_name(p, latency(p)) << " (log in " << kOut << ")";
 }
+
+std::string test_name(const ::testing::TestParamInfo<Proof> &info)
+{
+    std::string n = proof_name(info.param, latency(info.param));
+    for (char &c : n)
+        if (!isalnum((unsigned char)c)) c = '_';
+    return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(CI, FormalSet, ::testing::ValuesIn(kCI), test_name);
+INSTANTIATE_TEST_SUITE_P(Full, FormalSet, ::testing::ValuesIn(kFull), test_name);
 
 }  // namespace

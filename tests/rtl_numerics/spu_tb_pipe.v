@@ -21,7 +21,7 @@ module spu_tb_pipe (
     input  wire          fx_nan_i,
     input  wire          fx_inf_i,
     input  wire          fx_inf_sign_i,
-    output wire [255:0]  fx_o,      // 8 slots of 32 bits
+    output wire [287:0]  fx_o,      // 9 slots of 32 bits (STAGES 1..9)
     input  wire          rst_i,
     input  wire          clr_i,
     input  wire          valid_i,
@@ -39,6 +39,14 @@ module spu_tb_pipe (
     input  wire          p5_nan_i,
     output wire [79:0]   acc5_o,
     output wire [3:0]    flags5_o,
+    output wire [47:0]   acc8s3_o,  // the e4m3 accumulator at STAGES 3 (latency 4)
+    output wire [3:0]    flags8s3_o,
+    output wire [79:0]   acc5s2_o,  // the e5m2 accumulator at STAGES 2 (latency 3)
+    output wire [3:0]    flags5s2_o,
+    output wire [47:0]   acc8sp_o,  // e4m3 accumulator, STAGES 3, SPLIT 1 (latency 5)
+    output wire [3:0]    flags8sp_o,
+    output wire [79:0]   acc5sp_o,  // e5m2 accumulator, STAGES 2, SPLIT 1 (latency 4)
+    output wire [3:0]    flags5sp_o,
     input  wire [255:0]  mx_a_i,
     input  wire [255:0]  mx_b_i,
     input  wire [7:0]    sa_i,
@@ -142,6 +150,8 @@ module spu_tb_pipe (
         .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[192 +: 32]));
     spu_fx2f32_pipe #(.STAGES(8), .W(64), .EW(10)) u_fx_s8 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
         .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[224 +: 32]));
+    spu_fx2f32_pipe #(.STAGES(9), .W(64), .EW(10)) u_fx_s9 (.clk_i(clk_i), .x_i(fx_x_i), .e_i(fx_e_i),
+        .nan_i(fx_nan_i), .inf_i(fx_inf_i), .inf_sign_i(fx_inf_sign_i), .f32_o(fx_o[256 +: 32]));
     // ---- accumulators at STAGES = 1 (latency 2) ---------------------------------
     spu_acc_fx #(.SIG_W(8), .PE_W(7), .LSB_EXP(-18), .ACC_W(48), .STAGES(1)) u_acc8 (
         .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i), .valid_i(valid_i),
@@ -153,6 +163,28 @@ module spu_tb_pipe (
         .sign_i(p5_sign_i), .exp_i(p5_exp_i), .sig_i(p5_sig_i),
         .inf_i(p5_inf_i), .nan_i(p5_nan_i), .acc_o(acc5_o),
         .nan_o(flags5_o[0]), .inf_o(flags5_o[1]), .inf_sign_o(flags5_o[2]), .ovf_o(flags5_o[3]));
+    // ---- accumulators at STAGES = 3 / 2 (latency 4 / 3) --------------------------
+    spu_acc_fx #(.SIG_W(8), .PE_W(7), .LSB_EXP(-18), .ACC_W(48), .STAGES(3)) u_acc8_s3 (
+        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i), .valid_i(valid_i),
+        .sign_i(p8_sign_i), .exp_i(p8_exp_i), .sig_i(p8_sig_i),
+        .inf_i(p8_inf_i), .nan_i(p8_nan_i), .acc_o(acc8s3_o),
+        .nan_o(flags8s3_o[0]), .inf_o(flags8s3_o[1]), .inf_sign_o(flags8s3_o[2]), .ovf_o(flags8s3_o[3]));
+    spu_acc_fx #(.SIG_W(6), .PE_W(8), .LSB_EXP(-32), .ACC_W(80), .STAGES(2)) u_acc5_s2 (
+        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i), .valid_i(valid_i),
+        .sign_i(p5_sign_i), .exp_i(p5_exp_i), .sig_i(p5_sig_i),
+        .inf_i(p5_inf_i), .nan_i(p5_nan_i), .acc_o(acc5s2_o),
+        .nan_o(flags5s2_o[0]), .inf_o(flags5s2_o[1]), .inf_sign_o(flags5s2_o[2]), .ovf_o(flags5s2_o[3]));
+    // ---- the same with the split loop (SPLIT = 1) --------------------------------
+    spu_acc_fx #(.SIG_W(8), .PE_W(7), .LSB_EXP(-18), .ACC_W(48), .STAGES(3), .SPLIT(1)) u_acc8_sp (
+        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i), .valid_i(valid_i),
+        .sign_i(p8_sign_i), .exp_i(p8_exp_i), .sig_i(p8_sig_i),
+        .inf_i(p8_inf_i), .nan_i(p8_nan_i), .acc_o(acc8sp_o),
+        .nan_o(flags8sp_o[0]), .inf_o(flags8sp_o[1]), .inf_sign_o(flags8sp_o[2]), .ovf_o(flags8sp_o[3]));
+    spu_acc_fx #(.SIG_W(6), .PE_W(8), .LSB_EXP(-32), .ACC_W(80), .STAGES(2), .SPLIT(1)) u_acc5_sp (
+        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i), .valid_i(valid_i),
+        .sign_i(p5_sign_i), .exp_i(p5_exp_i), .sig_i(p5_sig_i),
+        .inf_i(p5_inf_i), .nan_i(p5_nan_i), .acc_o(acc5sp_o),
+        .nan_o(flags5sp_o[0]), .inf_o(flags5sp_o[1]), .inf_sign_o(flags5sp_o[2]), .ovf_o(flags5sp_o[3]));
     // ---- MX block dot products ----------------------------------------------------
     wire [32*6-1:0] a6, b6;
     wire [32*4-1:0] a4, b4;

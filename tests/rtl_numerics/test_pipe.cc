@@ -1,5 +1,5 @@
 // test_pipe.cc -- the pipelined numerics units (hw/rtl/numerics/*_pipe.v,
-// spu_acc_fx STAGES = 1) at every depth, streaming one input per clock and
+// spu_acc_fx STAGES = 1..3) at every depth, streaming one input per clock and
 // checking each output against the C twin of the input presented STAGES
 // cycles earlier (latency-aligned). Multipliers: every pair of <= 8-bit
 // codes exhaustively (every format, both depths), bf16 x bf16 and
@@ -185,7 +185,7 @@ TEST_F(PipeTest, Fx2f32EveryDepthSampled) {
     Rng r(153);
     const long n = 300000;
     long sub = 0, ovf = 0;
-    for (long t = 0; t < n + 8; t++) {
+    for (long t = 0; t < n + 9; t++) {
         FxIn in;
         unsigned width = 1 + r.below(64);
         in.x = r.next();
@@ -197,9 +197,9 @@ TEST_F(PipeTest, Fx2f32EveryDepthSampled) {
         m->fx_x_i = in.x; m->fx_e_i = (uint32_t)in.e & 0x3FF;
         m->fx_nan_i = in.nan; m->fx_inf_i = in.inf; m->fx_inf_sign_i = in.isg;
         hist.push_front(in);
-        if (hist.size() > 9) hist.pop_back();
+        if (hist.size() > 10) hist.pop_back();
         m->eval();
-        for (int s = 0; s < 8; s++) {
+        for (int s = 0; s < 9; s++) {
             int lat = s + 1;
             if ((long)hist.size() <= lat) continue;
             const FxIn &x = hist[lat];
@@ -225,26 +225,43 @@ TEST_F(PipeTest, Fx2f32EveryDepthSampled) {
     EXPECT_GT(ovf, 100);
 }
 
-// ---- accumulators at STAGES = 1 -------------------------------------------
-TEST_F(PipeTest, AccumulatorStage1CycleByCycle) {
-    __extension__ typedef __int128 i128;
+// ---- accumulators at STAGES = 1, 2, 3 -------------------------------------
+// e4m3 products at STAGES 1 (latency 2) and 3 (latency 4), e5m2 products at
+// STAGES 1 and 2 (latency 3), and with SPLIT = 1 e4m3 at STAGES 3 (latency
+// 5), e5m2 at STAGES 2 (latency 4), all fed the same stream, every cycle
+// against the twin's state of that many steps earlier.
+TEST_F(PipeTest, AccumulatorEveryDepthCycleByCycle) {
     auto sx = [](const spu_hw_acc_fx &s, unsigned bits) {
         unsigned __int128 v = ((unsigned __int128)s.acc[1] << 64) | s.acc[0];
         if (bits < 128) v &= (((unsigned __int128)1) << bits) - 1;
         return v;
     };
+    auto flags = [](const spu_hw_acc_fx &w) {
+        return (unsigned)(spu_hw_acc_fx_nan(&w) | spu_hw_acc_fx_inf(&w) << 1 |
+                          spu_hw_acc_fx_inf_sign(&w) << 2 | w.ovf_q << 3);
+    };
+    auto wide = [](const uint32_t *w) {
+        return ((unsigned __int128)w[2] << 64) | ((unsigned __int128)w[1] << 32) | w[0];
+    };
     spu_hw_acc_fx t8, t5;
     spu_hw_acc_fx_reset(&t8, 48, -18);
     spu_hw_acc_fx_reset(&t5, 80, -32);
-    // reset through the input stage: two clocks
-    m->rst_i = 1; tick(); tick(); m->rst_i = 0;
+    // reset through the input stages and the output register: five clocks
+    m->rst_i = 1; tick(); tick(); tick(); tick(); tick(); m->rst_i = 0;
     Rng r(154);
     std::deque<std::pair<spu_hw_acc_fx, spu_hw_acc_fx>> states;  // twin after each step
-    long nonzero = 0;
+    long nonzero = 0, ovf8 = 0;
     for (long t = 0; t < 200000; t++) {
         int clr = r.below(64) == 0, valid = r.below(8) != 0;
         uint8_t a8 = (uint8_t)r.u32(), b8 = (uint8_t)r.u32(), a5 = (uint8_t)r.u32(), b5 = (uint8_t)r.u32();
         if (r.below(100)) { if ((a8 & 0x7F) == 0x7F) a8 ^= 1; if ((a5 & 0x7C) == 0x7C) a5 ^= 0x04; }
+        if ((t / 20000) % 2 == 1) {
+            // long sums of large e4m3 products of one sign: the 48-bit sum
+            // wraps (both ways), so the wrap check runs on every path
+            clr = r.below(6000) == 0;
+            a8 = (uint8_t)(0x70 + r.below(15)); b8 = (uint8_t)(0x70 + r.below(15));
+            if ((t / 40000) % 2 == 1) a8 |= 0x80;
+        }
         spu_hw_fpprod p8, p5;
         spu_hw_mul_fp(SPU_FMT_E4M3, a8, SPU_FMT_E4M3, b8, &p8);
         spu_hw_mul_fp(SPU_FMT_E5M2, a5, SPU_FMT_E5M2, b5, &p5);
@@ -257,25 +274,31 @@ TEST_F(PipeTest, AccumulatorStage1CycleByCycle) {
         spu_hw_acc_fx_step(&t8, clr, valid, &p8);
         spu_hw_acc_fx_step(&t5, clr, valid, &p5);
         states.push_front({t8, t5});
-        if (states.size() > 2) states.pop_back();
-        if (states.size() < 2) continue;
-        // latency 2: after this clock the RTL shows the sum up to the previous step
+        if (states.size() > 5) states.pop_back();
+        if (states.size() < 5) continue;
+        // latency 1 + S: after this clock the RTL at STAGES S shows the sum
+        // up to S steps before this one
         const spu_hw_acc_fx &w8 = states[1].first, &w5 = states[1].second;
-        unsigned f8 = spu_hw_acc_fx_nan(&w8) | spu_hw_acc_fx_inf(&w8) << 1 |
-                      spu_hw_acc_fx_inf_sign(&w8) << 2 | w8.ovf_q << 3;
-        unsigned f5 = spu_hw_acc_fx_nan(&w5) | spu_hw_acc_fx_inf(&w5) << 1 |
-                      spu_hw_acc_fx_inf_sign(&w5) << 2 | w5.ovf_q << 3;
-        unsigned __int128 g5 = ((unsigned __int128)m->acc5_o[2] << 64) |
-                               ((unsigned __int128)m->acc5_o[1] << 32) | m->acc5_o[0];
-        bool ok = (uint64_t)m->acc8_o == (uint64_t)sx(w8, 48) && m->flags8_o == f8 &&
-                  g5 == sx(w5, 80) && m->flags5_o == f5;
-        nonzero += m->acc8_o != 0;
-        checked++;
+        const spu_hw_acc_fx &w8s3 = states[3].first, &w5s2 = states[2].second;
+        bool ok = (uint64_t)m->acc8_o == (uint64_t)sx(w8, 48) && m->flags8_o == flags(w8) &&
+                  wide(m->acc5_o) == sx(w5, 80) && m->flags5_o == flags(w5);
+        bool ok3 = (uint64_t)m->acc8s3_o == (uint64_t)sx(w8s3, 48) && m->flags8s3_o == flags(w8s3);
+        bool ok2 = wide(m->acc5s2_o) == sx(w5s2, 80) && m->flags5s2_o == flags(w5s2);
+        // the split loop (SPLIT = 1) at the same depths: one cycle more
+        const spu_hw_acc_fx &w8sp = states[4].first, &w5sp = states[3].second;
+        bool oks = (uint64_t)m->acc8sp_o == (uint64_t)sx(w8sp, 48) && m->flags8sp_o == flags(w8sp) &&
+                   wide(m->acc5sp_o) == sx(w5sp, 80) && m->flags5sp_o == flags(w5sp);
+        nonzero += m->acc8s3_o != 0;
+        ovf8 += w8s3.ovf_q;
+        checked += 6;
+        if (!oks) fail("acc SPLIT 1 mismatch at cycle " + std::to_string(t));
         if (!ok) fail("acc STAGES 1 mismatch at cycle " + std::to_string(t));
+        if (!ok3) fail("acc e4m3 STAGES 3 mismatch at cycle " + std::to_string(t));
+        if (!ok2) fail("acc e5m2 STAGES 2 mismatch at cycle " + std::to_string(t));
     }
-    (void)sizeof(i128);
     EXPECT_EQ(bad, 0);
     EXPECT_GT(nonzero, 1000);
+    EXPECT_GT(ovf8, 1000);   // cycles with the wrap flag set were compared
 }
 
 // ---- MX block dot products ------------------------------------------------

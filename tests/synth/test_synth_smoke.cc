@@ -290,3 +290,30 @@ TEST(Equivalence, Mul8sCsaMatchesMultiply)
     std::string out((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     EXPECT_NE(out.find("ALL 65536 OK"), std::string::npos) << out;
 }
+
+// A failed row's status holds commas (the tools' message): report.csv
+// quotes it (RFC 4180), so the CSV keeps one field per column.
+TEST(PpaReport, CsvQuotesAStatusWithCommas)
+{
+    const std::string dir = kOut + "/csvq";
+    ASSERT_EQ(run("mkdir -p " + dir + " && " + kPpa +
+                  " entry --name u --kind unit --device up5k --stages 2 --latency 2"
+                  " --status 'FAIL: needs 9 LCs (9 SB_LUT4, 1 \"FF\"); has 5' -o " + dir + "/e.json > /dev/null"),
+              0);
+    ASSERT_EQ(run(kPpa + " report " + dir + " " + dir + "/e.json > /dev/null"), 0);
+    std::ifstream csv(dir + "/report.csv");
+    std::string header, row;
+    std::getline(csv, header);
+    std::getline(csv, row);
+    EXPECT_NE(row.find(",\"FAIL: needs 9 LCs (9 SB_LUT4, 1 \"\"FF\"\"); has 5\","), std::string::npos) << row;
+    // as many columns as the header, counting only commas outside quotes
+    int cols = 1, hcols = 1;
+    bool q = false;
+    for (char c : row) {
+        if (c == '"') q = !q;
+        else if (c == ',' && !q) cols++;
+    }
+    for (char c : header) hcols += c == ',';
+    EXPECT_EQ(cols, hcols);
+}
+

@@ -12,15 +12,19 @@
 //      and the exponent field (clamps of fr, under)
 //   C1 after the coarse subnormal right shift and its sticky bit
 //   C  after the fine subnormal right shift, round and sticky bits
-//   D  after the rounding add (before the specials / overflow select)
+//   D1 after the low half of the rounding add (kept[22:0] + up, 24 bits
+//      with its carry out of the fraction)
+//   D  after the rounding add (the 11-bit exponent part: field - 1 +
+//      the hidden bit + that carry; before the specials / overflow select)
 //   STAGES = 0: none (this is spu_fx2f32); 1: B; 2: A, C; 3: A, B, C;
 //   4: A, B, C, D; 5: A, B1, B, C, D; 6: N, A, B1, B, C, D;
-//   7: N, A, B1, B, C1, C, D; 8: N1, N, A, B1, B, C1, C, D.
+//   7: N, A, B1, B, C1, C, D; 8: N1, N, A, B1, B, C1, C, D;
+//   9: N1, N, A, B1, B, C1, C, D1, D.
 // Proven equal to STAGES = 0 delayed by STAGES (tests/formal/).
 // C twin: spu_hw_fx2f32() in host/src/numerics_hw/.
 `default_nettype none
 module spu_fx2f32_pipe #(
-    parameter integer STAGES = 2,    // 0..8
+    parameter integer STAGES = 2,    // 0..9
     parameter integer W  = 48,   // width of x_i (2 .. 200)
     parameter integer EW = 10    // width of e_i (<= 30)
 ) (
@@ -44,6 +48,7 @@ module spu_fx2f32_pipe #(
     localparam integer CUT_B  = (STAGES == 1 || STAGES >= 3) ? 1 : 0;
     localparam integer CUT_C1 = (STAGES >= 7) ? 1 : 0;
     localparam integer CUT_C  = (STAGES >= 2) ? 1 : 0;
+    localparam integer CUT_D1 = (STAGES >= 9) ? 1 : 0;
     localparam integer CUT_D  = (STAGES >= 4) ? 1 : 0;
     // bits every stage passes on: nan, inf, inf sign, result sign, x == 0
     localparam integer PW = 5;
@@ -249,14 +254,30 @@ module spu_fx2f32_pipe #(
     wire          st_d    = c_q[10];
     wire [9:0]    fm1_d   = c_q[9:0];
 
-    // ---- stage D: round -------------------------------------------------------
-    wire               up   = rnd_d & (st_d | kept_d[0]);
-    wire signed [33:0] code = ({24'd0, fm1_d} <<< 23) + {10'd0, kept_d} + {33'd0, up};
+    // ---- stage D1: round, the fraction part -------------------------------------
+    // code = (field - 1) * 2^23 + kept + up, in two carry chains: the 23
+    // fraction bits plus up (its carry out cy), then the exponent part
+    // fm1 + kept[23] + cy (11 bits; never above 0x3FF + 2).
+    wire        up     = rnd_d & (st_d | kept_d[0]);
+    wire [23:0] frac_u = {1'b0, kept_d[22:0]} + {23'd0, up};
+
+    localparam integer D1W = PW + 24 + 1 + 10;
+    wire [D1W-1:0] d1_q;
+    spu_pipe_stage #(.W(D1W), .EN(CUT_D1)) u_d1 (.clk_i(clk_i),
+        .d_i({pass_d, frac_u, kept_d[23], fm1_d}), .q_o(d1_q));
+    wire [PW-1:0] pass_d2 = d1_q[D1W-1 -: PW];
+    wire [23:0]   frac_d  = d1_q[11 +: 24];
+    wire          hid_d   = d1_q[10];
+    wire [9:0]    fm1_d2  = d1_q[9:0];
+
+    // ---- stage D: round, the exponent part --------------------------------------
+    wire [10:0]        hi_u = {1'b0, fm1_d2} + {10'd0, hid_d} + {10'd0, frac_d[23]};
+    wire signed [33:0] code = {hi_u, frac_d[22:0]};
 
     localparam integer DW = PW + 34;
     wire [DW-1:0] d_q;
     spu_pipe_stage #(.W(DW), .EN(CUT_D)) u_d (.clk_i(clk_i),
-        .d_i({pass_d, code}), .q_o(d_q));
+        .d_i({pass_d2, code}), .q_o(d_q));
     wire               nan_e  = d_q[DW-1];
     wire               inf_e  = d_q[DW-2];
     wire               infs_e = d_q[DW-3];

@@ -7,9 +7,9 @@
 //   P  the products (spu_mul_fp_pipe's partial-product cut, or the int8
 //      multipliers' partial products), before the shift into the grid
 //   T  the middle of the adder tree (level ceil(log2(N)/2) of the heap)
-//   F  spu_fx2f32_pipe's cuts, STAGES - 3 of them (1..8)
+//   F  spu_fx2f32_pipe's cuts, STAGES - 3 of them (1..9)
 //   STAGES = 0: none (this is spu_mx_dot); 1: R; 2: R, P; 3: R, P, T;
-//   4..11: R, P, T and the rounder at spu_fx2f32_pipe STAGES 1..8.
+//   4..12: R, P, T and the rounder at spu_fx2f32_pipe STAGES 1..9.
 // INT8 = 1 makes it an mxint8 unit (OCP MX: element = int8 * 2^-6, scale
 // E8M0): a_i / b_i hold N two's-complement bytes, the products are exact
 // int8 x int8 (spu_mul_int8_pipe), the A_/B_ format parameters are unused
@@ -19,7 +19,7 @@
 // integer sum through spu_hw_fx2f32(), tests/rtl_numerics/test_pipe.cc).
 `default_nettype none
 module spu_mx_dot_pipe #(
-    parameter integer STAGES = 3,    // 0..11
+    parameter integer STAGES = 3,    // 0..12
     parameter integer N      = 32,
     parameter integer INT8   = 0,    // 1: mxint8 elements (A_/B_ unused)
     parameter integer A_EXP  = 4,
