@@ -43,30 +43,38 @@ static int vec_plan(spu_device *dev, vplan *p)
     return p->cap >= 256 ? 0 : SPU_ENOTSUP;   /* a lookup table must fit a piece */
 }
 
-/* One run of the loaded program; counters accumulated into st. */
+/* One run of the loaded program; its counters accumulated into st. */
 static int vec_run(spu_device *dev, const uint32_t args[SPU_NARGS], spu_vec_stats *st)
 {
-    spu_counters_t c0, c1;
+    spu_counters_t c1;
     spu_status_t s;
     int rc;
-    if ((rc = spu_counters(dev, &c0)) || (rc = spu_run(dev, args, SPU_NARGS)) ||
-        (rc = spu_wait(dev, VEC_TIMEOUT_MS, &s)) || (rc = spu_counters(dev, &c1)))
+    if ((rc = spu_run(dev, args, SPU_NARGS)) || (rc = spu_wait(dev, VEC_TIMEOUT_MS, &s)) ||
+        (rc = spu_counters(dev, &c1)))
         return rc;
     if (s.state != SPU_STATE_HALTED)
         return SPU_ETRAP;
     if (st) {
         st->cycles += c1.v[SPU_CNT_CYCLES];
         st->vec_busy += c1.v[SPU_CNT_VEC_BUSY];
-        st->link_bytes += (c1.v[SPU_CNT_LINK_RX] - c0.v[SPU_CNT_LINK_RX]) +
-                          (c1.v[SPU_CNT_LINK_TX] - c0.v[SPU_CNT_LINK_TX]);
         st->runs++;
     }
     return 0;
 }
 
+/* Link bytes of a whole call (program, operands, results, control), as
+ * spu_gemm counts them: LINK_RX + LINK_TX from its start to its end. */
+static uint64_t link_now(spu_device *dev)
+{
+    spu_counters_t c;
+    if (spu_counters(dev, &c))
+        return 0;
+    return c.v[SPU_CNT_LINK_RX] + c.v[SPU_CNT_LINK_TX];
+}
+
 static uint32_t round_up(size_t v, uint32_t a) { return (uint32_t)((v + a - 1) / a * a); }
 
-int spu_vec_map(spu_device *dev, spu_vec_op op, const int8_t *a, const int8_t *b, int8_t scalar,
+static int spu_vec_map_body(spu_device *dev, spu_vec_op op, const int8_t *a, const int8_t *b, int8_t scalar,
                 const uint8_t lut[256], int8_t *y, size_t n, spu_vec_stats *stats)
 {
     if (!dev || (n && (!a || !y)) || (op == SPU_VEC_LUT && !lut) ||
@@ -112,7 +120,7 @@ int spu_vec_map(spu_device *dev, spu_vec_op op, const int8_t *a, const int8_t *b
     return rc;
 }
 
-int spu_vec_rows(spu_device *dev, const int8_t *x, size_t rows, size_t len, int8_t *out_max,
+static int spu_vec_rows_body(spu_device *dev, const int8_t *x, size_t rows, size_t len, int8_t *out_max,
                  int32_t *out_sum, spu_vec_stats *stats)
 {
     if (!dev || (rows && (!x || !len)))
@@ -151,7 +159,7 @@ int spu_vec_rows(spu_device *dev, const int8_t *x, size_t rows, size_t len, int8
     return rc;
 }
 
-int spu_vec_maxpool2_hwc(spu_device *dev, const int8_t *x, size_t C, size_t H, size_t W, int8_t *y,
+static int spu_vec_maxpool2_hwc_body(spu_device *dev, const int8_t *x, size_t C, size_t H, size_t W, int8_t *y,
                          spu_vec_stats *stats)
 {
     if (!dev || !x || !y || !C || H < 2 || W < 2 || H % 2 || W % 2)
@@ -177,5 +185,35 @@ int spu_vec_maxpool2_hwc(spu_device *dev, const int8_t *x, size_t C, size_t H, s
             break;
         rc = spu_read(dev, p.y, y + (h / 2) * OW * C, (hb / 2) * OW * C);
     }
+    return rc;
+}
+
+int spu_vec_map(spu_device *dev, spu_vec_op op, const int8_t *a, const int8_t *b, int8_t scalar,
+                const uint8_t lut[256], int8_t *y, size_t n, spu_vec_stats *stats)
+{
+    const uint64_t l0 = dev ? link_now(dev) : 0;
+    int rc = spu_vec_map_body(dev, op, a, b, scalar, lut, y, n, stats);
+    if (dev && stats)
+        stats->link_bytes += link_now(dev) - l0;
+    return rc;
+}
+
+int spu_vec_rows(spu_device *dev, const int8_t *x, size_t rows, size_t len, int8_t *out_max,
+                 int32_t *out_sum, spu_vec_stats *stats)
+{
+    const uint64_t l0 = dev ? link_now(dev) : 0;
+    int rc = spu_vec_rows_body(dev, x, rows, len, out_max, out_sum, stats);
+    if (dev && stats)
+        stats->link_bytes += link_now(dev) - l0;
+    return rc;
+}
+
+int spu_vec_maxpool2_hwc(spu_device *dev, const int8_t *x, size_t C, size_t H, size_t W, int8_t *y,
+                         spu_vec_stats *stats)
+{
+    const uint64_t l0 = dev ? link_now(dev) : 0;
+    int rc = spu_vec_maxpool2_hwc_body(dev, x, C, H, W, y, stats);
+    if (dev && stats)
+        stats->link_bytes += link_now(dev) - l0;
     return rc;
 }
