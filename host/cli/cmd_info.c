@@ -67,6 +67,7 @@ int spu_cmd_info(int argc, char **argv)
         cJSON_AddNumberToObject(o, "rtl_version", in.rtl_version);
         cJSON_AddNumberToObject(o, "clock_hz", in.clock_hz);
         cJSON_AddNumberToObject(o, "link_baud", in.link_baud);
+        cJSON_AddBoolToObject(o, "vector", (in.features & SPU_FEATURE_VECTOR) != 0);
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
@@ -78,6 +79,7 @@ int spu_cmd_info(int argc, char **argv)
         printf("microcode    %u words, %u nested loops\n", in.ucode_words, in.loop_depth);
         printf("drain        %u accumulator%s per cycle\n", in.drain_lanes, in.drain_lanes == 1 ? "" : "s");
         printf("formats      %s\n", formats);
+        printf("vector unit  %s\n", (in.features & SPU_FEATURE_VECTOR) ? "yes (docs/isa.md \"Vector unit\")" : "no");
         printf("isa hash     0x%08x (%s)\n", in.isa_hash, isa_ok ? "matches host" : "DIFFERS from host");
         if (in.clock_hz)
             printf("clock        %u Hz\n", in.clock_hz);

@@ -27,7 +27,8 @@ module spu_top #(
     parameter integer USE_ICE40_DSP = 0,              // 1: int8 tile multipliers in SB_MAC16 (UP5K)
     parameter integer BROADCAST     = 0,              // 1: array row/column buses (spu_array; the boards)
     parameter integer CNT_WIDTH    = 64,              // counters kept in 32..64 bits (boards: 32)
-    parameter integer CNT_RAM      = 0                // 1: counters 1..8 in an EBR (boards; spu_counters)
+    parameter integer CNT_RAM      = 0,               // 1: counters 1..8 in an EBR (boards; spu_counters)
+    parameter integer VECTOR       = 1                // 1: the vector unit (sim); the boards pass 0
 ) (
     input  wire       clk_i,
     input  wire       rst_i,
@@ -107,7 +108,7 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES), .FORMATS(FORMATS),
         .RTL_VERSION(RTL_VERSION), .CLOCK_HZ(CLOCK_HZ), .CNT_WIDTH(CNT_WIDTH),
-        .LINK_BAUD(P_BAUD)
+        .LINK_BAUD(P_BAUD), .FEATURES((VECTOR != 0) ? 32'd1 : 32'd0)
     ) u_engine (
         .clk_i(clk_i), .rst_i(rst_i),
         .rx_valid_i(rx_valid), .rx_ready_o(rx_ready), .rx_data_i(rx_data),
@@ -130,7 +131,7 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM),
-        .FORMATS(FORMATS)
+        .FORMATS(FORMATS), .VECTOR(VECTOR)
     ) u_core (
         .clk_i(clk_i), .rst_i(rst_i),
         .spad_req_valid_i(spad_req_valid), .spad_req_ready_o(spad_req_ready),

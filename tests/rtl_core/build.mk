@@ -9,7 +9,8 @@
 #        drained per cycle (DRAIN_LANES=1)
 #   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word)
 # c8 and c8n carry every array format (FORMATS = int8 e4m3 e5m2, as spu-sim);
-# c4 carries int8 only (the boards' FORMATS = 1).
+# c4 carries int8 only (the boards' FORMATS = 1). c8 and c8n carry the vector
+# unit (VECTOR=1, as spu-sim), c4 does not (the boards).
 # The harness reads the scalar registers through the core's REGS port, so no
 # internal signal is made public (--public-flat-rw made the float 8x8's
 # symbol table alone take many minutes to compile). Single job, -O1 C++.
@@ -20,7 +21,7 @@ RTLC_RTL     := $(sort $(wildcard hw/rtl/core/*.v))
 RTLC_NUM     := $(sort $(wildcard hw/rtl/numerics/*.v))   # units the float tiles instantiate (-y)
 RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
 RTLC_CFGS    := c8 c4 c8n
-RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'hD
+RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'hD -GVECTOR=1
 RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
 RTLC_GEOM_c8n := $(RTLC_GEOM_c8) -GDRAIN_LANES=1

@@ -26,6 +26,7 @@ extern "C" {
 struct Geom {
     uint32_t rows, cols, spad_bytes, banks, ucode_words, loop_depth, drain_lanes;
     uint32_t formats;   // FORMATS of the build (tests/rtl_core/build.mk)
+    uint32_t vector;    // VECTOR of the build: 1 = the vector unit
     uint32_t word_bytes() const { return rows > cols ? rows : cols; }
 };
 
@@ -208,9 +209,9 @@ template <class V> class Core : public CoreBase {
 // 1 = c8n (c8 with one drain lane: int32 elements share a word).
 inline std::unique_ptr<CoreBase> make_core(int which)
 {
-    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0xD}));
-    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0xD}));
-    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1}));
+    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0xD, 1}));
+    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0xD, 1}));
+    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1, 0}));
 }
 inline std::string core_name(int which)
 {
@@ -256,3 +257,8 @@ inline uint32_t ST(unsigned a) { return enc(SPU_OP_ST, a); }
 inline uint32_t SYNC() { return enc(SPU_OP_SYNC); }
 inline uint32_t BIAS(unsigned a) { return enc(SPU_OP_BIAS, a); }
 inline uint32_t CNT(unsigned a, int32_t id) { return enc(SPU_OP_CNT, a, 0, 0, id); }
+// vector unit (docs/isa.md "Vector unit")
+inline uint32_t VLEN(unsigned a) { return enc(SPU_OP_VLEN, a); }
+inline uint32_t VSTRIDE(unsigned a, unsigned b, unsigned c) { return enc(SPU_OP_VSTRIDE, a, b, c); }
+inline uint32_t VOP(unsigned op, unsigned a, unsigned b, unsigned c = 0) { return enc(op, a, b, c); }
+inline uint32_t VLUTLD(unsigned a) { return enc(SPU_OP_VLUTLD, a); }

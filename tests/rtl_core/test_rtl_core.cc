@@ -45,6 +45,7 @@ class RtlCore : public ::testing::TestWithParam<int> {
         c.ucode_words = g.ucode_words; c.loop_depth = g.loop_depth;
         c.drain_lanes = g.drain_lanes;
         c.formats = g.formats;
+        c.vector = g.vector;
         spu_model *m = nullptr;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
         return m;
@@ -59,12 +60,19 @@ class RtlCore : public ::testing::TestWithParam<int> {
     // Runs the same program on the RTL and the model (memory initialised with
     // `init` at 0) and compares state, trap, pc, registers, counters 0..6 and
     // the scratchpad bytes [0, cmp_len).
+    // hi / hi_addr: a second region (e.g. in another bank), written and
+    // compared as well
     void differential(const std::vector<uint32_t> &p, const std::vector<uint8_t> &init,
                       const std::vector<uint32_t> &args, uint32_t cmp_len, uint32_t wd = 0,
-                      const char *what = "")
+                      const char *what = "", const std::vector<uint8_t> *hi = nullptr,
+                      uint32_t hi_addr = 0)
     {
         spu_model *m = new_model();
         std::memcpy(spu_model_spad(m), init.data(), init.size());
+        if (hi) {
+            std::memcpy(spu_model_spad(m) + hi_addr, hi->data(), hi->size());
+            core->spad_write(hi_addr, *hi);
+        }
         ASSERT_EQ(spu_model_load_ucode(m, 0, p.data(), p.size()), 0);
         spu_model_set_args(m, args.data(), (int)args.size());
         spu_model_run(m, 0, wd);
@@ -89,9 +97,17 @@ class RtlCore : public ::testing::TestWithParam<int> {
             } else {
                 ASSERT_EQ(core->counter(i), c.v[i]) << what << " counter " << i;
             }
+        if (st.state != SPU_STATE_TRAPPED)
+            for (int i : {SPU_CNT_VEC_BUSY, SPU_CNT_VEC_STALL})
+                ASSERT_EQ(core->counter(i), c.v[i]) << what << " counter " << i;
         std::vector<uint8_t> got = core->spad_read(0, cmp_len);
         for (uint32_t i = 0; i < cmp_len; i++)
             ASSERT_EQ(got[i], spu_model_spad(m)[i]) << what << " spad byte " << i;
+        if (hi) {
+            got = core->spad_read(hi_addr, hi->size());
+            for (size_t i = 0; i < hi->size(); i++)
+                ASSERT_EQ(got[i], spu_model_spad(m)[hi_addr + i]) << what << " spad byte " << hi_addr + i;
+        }
         spu_model_free(m);
     }
     void expect_trap(int cause, uint32_t pc)
@@ -211,7 +227,7 @@ TEST_P(RtlCore, TrapIllegal)
         enc(SPU_OP_CFG, 0, 0, 0, 0) | (1u << 17),            // cfg reserved bits (16 is ovf)
         (uint32_t)SPU_OP_LUI << 26 | (1u << 16),             // lui imm22[21:16]
         (uint32_t)SPU_OP_SHLI << 26 | (1u << 5),             // shli imm18[17:5]
-        CNT(1, 9),                                           // unknown counter
+        CNT(1, SPU_CNT_COUNT),                               // unknown counter
     };
     for (uint32_t w : bad) {
         SCOPED_TRACE(::testing::Message() << std::hex << w);
@@ -1139,6 +1155,170 @@ TEST_P(RtlCore, RandomProgramsMatchModel)
         for (auto &a : args) a = (uint32_t)rng();
         differential(p, mem, args, region, rnd(4) == 0 ? 150 + rnd(300) : 0,
                      ("program " + std::to_string(iter)).c_str());
+        if (HasFatalFailure()) {
+            std::fprintf(stderr, "failing program:\n");
+            spu_disasm(p.data(), p.size(), stderr, 1);
+            return;
+        }
+    }
+}
+
+// ---- vector unit (docs/isa.md "Vector unit") ---------------------------------
+// Independent reference of one streaming vector instruction over the
+// scratchpad image `mem` (docs/isa.md semantics, written apart from the model).
+static void ref_vector(std::vector<uint8_t> &mem, unsigned op, uint32_t d, uint32_t s1, uint32_t s2,
+                       uint32_t vl, uint32_t sd, uint32_t ss1, uint32_t ss2, uint32_t wb,
+                       const uint8_t lut[256], unsigned shift, unsigned round, bool relu)
+{
+    auto sat = [](int v) { return (uint8_t)(int8_t)std::min(127, std::max(-128, v)); };
+    int mx = -128;
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < vl; i++)
+        for (uint32_t j = 0; j < wb; j++) {
+            int a = (int8_t)mem[s1 + i * ss1 + j], b = (int8_t)mem[s2 + i * ss2 + j];
+            uint8_t &y = mem[d + i * sd + j];
+            switch (op) {
+            case SPU_OP_VADD: y = sat(a + b); break;
+            case SPU_OP_VSUB: y = sat(a - b); break;
+            case SPU_OP_VMUL: y = (uint8_t)ref_requant(a * b, shift, round, relu); break;
+            case SPU_OP_VMAX: y = (uint8_t)(int8_t)std::max(a, b); break;
+            case SPU_OP_VLUT: y = lut[(uint8_t)a]; break;
+            case SPU_OP_VRMAX: mx = std::max(mx, a); break;
+            case SPU_OP_VRSUM: sum += a; break;
+            }
+        }
+    if (op == SPU_OP_VRMAX && vl)
+        for (uint32_t j = 0; j < wb; j++) mem[d + j] = (uint8_t)(int8_t)mx;
+    if (op == SPU_OP_VRSUM && vl)
+        for (uint32_t j = 0; j < wb; j++) mem[d + j] = j < 4 ? (uint8_t)((uint64_t)sum >> (8 * j)) : 0;
+}
+
+TEST_P(RtlCore, VectorOpsMatchReferenceAndModel)
+{
+    if (!g.vector) {   // the boards' build: the opcodes are undefined
+        for (unsigned op = SPU_OP_VLEN; op <= SPU_OP_VLUTLD; op++) {
+            run_prog({NOP(), enc(op), HALT()});
+            expect_trap(SPU_TRAP_ILLEGAL, 1);
+        }
+        return;
+    }
+    std::mt19937 rng(77);
+    const uint32_t region = 3 * BANK > 65536 ? 65536 : 3 * BANK;
+    static const unsigned ops[] = {SPU_OP_VADD, SPU_OP_VSUB, SPU_OP_VMUL, SPU_OP_VMAX,
+                                   SPU_OP_VRMAX, SPU_OP_VRSUM, SPU_OP_VLUT};
+    for (unsigned op : ops)
+        for (int same_bank = 0; same_bank < 2; same_bank++) {
+            SCOPED_TRACE(::testing::Message() << "op 0x" << std::hex << op << " same_bank " << same_bank);
+            std::vector<uint8_t> mem(4096), hi(64);     // src2 at BANK: hi
+            for (auto &v : mem) v = (uint8_t)rng();
+            for (auto &v : hi) v = (uint8_t)rng();
+            // extremes that saturate / tie
+            for (uint32_t i = 0; i < 64; i++) mem[i] = (uint8_t)(i & 1 ? 0x80 : 0x7F);
+            const uint32_t vl = 7, s1 = 0, s2 = same_bank ? 1024 : BANK, d = 2048, lut = 3072;
+            const unsigned shift = 3, round = SPU_ROUND_RNE;
+            std::vector<uint8_t> want(BANK + hi.size());   // the whole image, for the reference
+            std::copy(mem.begin(), mem.end(), want.begin());
+            std::copy(hi.begin(), hi.end(), want.begin() + BANK);
+            ref_vector(want, op, d, s1, s2, vl, WB, WB, WB, WB, &mem[lut], shift, round, false);
+            std::vector<uint32_t> p = {LI(1, (int32_t)d), LI(2, (int32_t)s1), LI(3, (int32_t)s2), LI(4, (int32_t)vl),
+                                       LI(5, (int32_t)lut), CFG(SPU_DTYPE_INT32, shift, round, 0), VLEN(4),
+                                       VLUTLD(5), CNT(12, SPU_CNT_CYCLES)};
+            const bool rr = op == SPU_OP_VRMAX || op == SPU_OP_VRSUM || op == SPU_OP_VLUT;
+            p.push_back(rr ? VOP(op, 1, 2) : VOP(op, 1, 2, 3));
+            p.push_back(CNT(13, SPU_CNT_CYCLES));
+            p.push_back(HALT());
+            differential(p, mem, {}, (uint32_t)mem.size(), 0, "vector op", &hi, BANK);
+            if (HasFatalFailure()) return;
+            std::vector<uint8_t> got = core->spad_read(0, mem.size());
+            for (size_t i = 0; i < mem.size(); i++) ASSERT_EQ(got[i], want[i]) << "byte " << i;
+            // cost: cnt (2) + 3 + one cycle per word, two for a same-bank pair
+            const bool binary = !rr;
+            EXPECT_EQ(core->reg(13) - core->reg(12), 2u + 3u + vl * ((binary && same_bank) ? 2 : 1));
+            EXPECT_EQ(core->counter(SPU_CNT_VEC_STALL), (binary && same_bank) ? vl : 0u);
+            EXPECT_EQ(core->counter(SPU_CNT_VEC_BUSY),
+                      1 + vl * ((binary && same_bank) ? 2 : 1) + 1 + (256 + WB - 1) / WB);
+            (void)region;
+        }
+}
+
+TEST_P(RtlCore, VectorWaitsForTheTensorUnitAndTraps)
+{
+    if (!g.vector) GTEST_SKIP() << "no vector unit in this build";
+    std::vector<uint8_t> mem(4096);
+    for (size_t i = 0; i < mem.size(); i++) mem[i] = (uint8_t)(i * 13 + 5);
+    // a GEMM block, its st, then a vector op on the block's output without a
+    // sync: the vector op waits for the drain (as sync) and sees its bytes
+    const int32_t vl = (int32_t)(g.rows * g.cols * 4 / WB);   // the st's rows, strideC = COLS*4
+    std::vector<uint32_t> p = {LI(1, 0), LI(2, (int32_t)BANK), LI(3, 16), LI(4, 2048),
+                               LI(5, vl), LI(6, 3000 / (int32_t)WB * (int32_t)WB),
+                               CFG(SPU_DTYPE_INT8, 6, SPU_ROUND_RNE, 0), MM(1, 2, 3), ST(4),
+                               VLEN(5), VOP(SPU_OP_VADD, 4, 4, 4), VOP(SPU_OP_VRMAX, 6, 4), HALT()};
+    std::vector<uint8_t> hi(256);                    // the B panel, in the next bank
+    for (size_t i = 0; i < hi.size(); i++) hi[i] = (uint8_t)(i * 29 + 1);
+    differential(p, mem, {}, 4096, 0, "vector after st", &hi, BANK);
+    // traps: misaligned (address, stride), out of range at a later word
+    const uint32_t last = g.spad_bytes - WB;
+    struct Case { std::vector<uint32_t> p; int trap; uint32_t pc; };
+    std::vector<Case> cases = {
+        {{LI(1, 1), LI(2, 1), VLEN(2), VOP(SPU_OP_VADD, 1, 0, 0), HALT()}, SPU_TRAP_MISALIGNED, 3},
+        {{LI(1, 1), LI(2, 0), VLEN(2), VOP(SPU_OP_VADD, 2, 2, 2), HALT()}, SPU_TRAP_NONE, 0},
+        {{LI(1, 1), LI(2, 3), VLEN(1), VSTRIDE(2, 0, 0), VOP(SPU_OP_VMAX, 0, 0, 0), HALT()}, SPU_TRAP_MISALIGNED, 4},
+        {{LI(1, 0), VLEN(1), VOP(SPU_OP_VADD, 0, 0, 0), LI(3, 1), VLUTLD(3), HALT()}, SPU_TRAP_MISALIGNED, 4},
+        {{LUI(1, (int32_t)(last >> 16)), ADDI(1, 1, (int32_t)(last & 0xFFFF) - 0), LI(2, 3), VLEN(2),
+          VOP(SPU_OP_VADD, 1, 0, 0), HALT()}, SPU_TRAP_SPAD_RANGE, 4},
+        {{LUI(1, (int32_t)(last >> 16)), ADDI(1, 1, (int32_t)(last & 0xFFFF)), LI(2, 2), VLEN(2),
+          VOP(SPU_OP_VRSUM, 0, 1), HALT()}, SPU_TRAP_SPAD_RANGE, 4},
+        {{LUI(1, (int32_t)(last >> 16)), ADDI(1, 1, (int32_t)(last & 0xFFFF)), VLUTLD(1), HALT()},
+         SPU_TRAP_SPAD_RANGE, 2},
+    };
+    for (size_t k = 0; k < cases.size(); k++) {
+        auto &c = cases[k];
+        // (ADDI's immediate is 18-bit signed: keep the low half small)
+        differential(c.p, mem, {}, 4096, 0, ("vector trap case " + std::to_string(k)).c_str());
+        if (HasFatalFailure()) return;
+        if (c.trap != SPU_TRAP_NONE) expect_trap(c.trap, c.pc);
+    }
+}
+
+TEST_P(RtlCore, RandomVectorProgramsMatchModel)
+{
+    if (!g.vector) GTEST_SKIP() << "no vector unit in this build";
+    std::mt19937 rng(4321 + GetParam());
+    const uint32_t region = 8192;
+    auto rnd = [&](uint32_t n) { return (uint32_t)(rng() % n); };
+    std::vector<uint8_t> mem(region), hi(4096);   // [0, 8192) and [BANK, BANK + 4096)
+    for (int iter = 0; iter < 60; iter++) {
+        std::vector<uint32_t> p;
+        // r1..r3 vector / mm sources in [0, 2048) or the next bank; r4..r6
+        // destinations in [4096, 8192); r7 VL; r10, r11 strides
+        for (unsigned r = 1; r <= 3; r++)
+            p.push_back(LI(r, (int32_t)((rnd(2) ? BANK : 0) + rnd(2048 / WB) * WB)));
+        for (unsigned r = 4; r <= 6; r++) p.push_back(LI(r, (int32_t)(4096 + rnd(3072 / WB) * WB)));
+        p.push_back(LI(7, (int32_t)rnd(12)));
+        p.push_back(LI(10, (int32_t)(rnd(3) * WB)));
+        p.push_back(LI(11, (int32_t)((1 + rnd(3)) * WB)));
+        p.push_back(VLEN(7));
+        int n = 6 + (int)rnd(14);
+        for (int i = 0; i < n; i++) {
+            switch (rnd(12)) {
+            case 0: p.push_back(VLEN(7 + 0 * rnd(2))); break;
+            case 1: p.push_back(VSTRIDE(11, 10 + rnd(2), 10 + rnd(2))); break;
+            case 2: p.push_back(CFG(rnd(2), rnd(16), rnd(3), rnd(2))); break;
+            case 3: p.push_back(VLUTLD(1 + rnd(3))); break;
+            case 4: p.push_back(MM(1 + rnd(3), 1 + rnd(3), 7)); break;
+            case 5: p.push_back(ST(4 + rnd(3))); break;
+            case 6: p.push_back(CNT(12 + rnd(4), (int32_t)rnd(SPU_CNT_COUNT - 2))); break;
+            case 7: p.push_back(VOP(SPU_OP_VRMAX + rnd(2), 4 + rnd(3), 1 + rnd(6))); break;
+            case 8: p.push_back(VOP(SPU_OP_VLUT, 4 + rnd(3), 1 + rnd(6))); break;
+            case 9: p.push_back(ADDI(7, 7, 1)); break;
+            default: p.push_back(VOP(SPU_OP_VADD + rnd(4), 4 + rnd(3), 1 + rnd(6), 1 + rnd(6))); break;
+            }
+        }
+        p.push_back(HALT());
+        for (auto &v : mem) v = (uint8_t)rng();
+        for (auto &v : hi) v = (uint8_t)rng();
+        differential(p, mem, {}, (uint32_t)mem.size(), 0, ("vector program " + std::to_string(iter)).c_str(),
+                     &hi, BANK);
         if (HasFatalFailure()) {
             std::fprintf(stderr, "failing program:\n");
             spu_disasm(p.data(), p.size(), stderr, 1);

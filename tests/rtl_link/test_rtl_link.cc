@@ -438,7 +438,7 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_TRUE(r.body.empty());
     r = cmd(CMD_INFO);
     ASSERT_EQ(r.status, ST_OK);
-    ASSERT_EQ(r.body.size(), 52u);
+    ASSERT_EQ(r.body.size(), 56u);
     EXPECT_EQ(get32(r.body, 0), (uint32_t)SPU_SIM_ROWS);
     EXPECT_EQ(get32(r.body, 4), (uint32_t)SPU_SIM_COLS);
     EXPECT_EQ(get32(r.body, 8), 8u);
@@ -450,6 +450,7 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_EQ(get32(r.body, 40), 4u);
     EXPECT_EQ(get32(r.body, 44), (uint32_t)SPU_SIM_LANES);
     EXPECT_EQ(get32(r.body, 48), get32(r.body, 36) / SPU_SIM_CLKS_PER_BIT);   // link_baud
+    EXPECT_EQ(get32(r.body, 52), (uint32_t)SPU_FEATURE_VECTOR);              // features: the sim's vector unit
 }
 
 // Requests queued back to back: each one waits in the PHY while the reply to
@@ -689,7 +690,7 @@ TEST_F(EngineUart, CommandsOverTheUartPhy)
 {
     EXPECT_EQ(cmd(CMD_PING).status, ST_OK);
     Reply r = cmd(CMD_INFO);
-    ASSERT_EQ(r.body.size(), 52u);
+    ASSERT_EQ(r.body.size(), 56u);
     EXPECT_EQ(get32(r.body, 28), spu_isa_hash());
     Bytes pl;
     put32(pl, 100);

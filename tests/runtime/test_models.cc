@@ -132,3 +132,51 @@ INSTANTIATE_TEST_SUITE_P(Fmnist, Models, ::testing::Values("fmnist-mlp", "fmnist
                              std::string s = i.param + 7;   // "mlp", "cnn", "vit"
                              return s;
                          });
+
+// The vector-unit lowering (docs/runtime.md "Op lowering table"): an int8 run
+// on a device with the unit (relu on the device on the codes the next dense
+// quantizes) gives exactly the logits of the run without it (every op on
+// the host), moves the named host steps, and costs device cycles.
+TEST_P(Models, VectorLoweringIsExactAndNamesItsHostOps)
+{
+    const size_t N = 40, OFF = 77;
+    Fixture f;
+    f.load(GetParam(), OFF, N);
+    const size_t O = spu_net_output_size(f.net);
+    std::vector<float> lv(N * O), lh(N * O);
+    spu_device *vec = nullptr, *novec = nullptr;
+    ASSERT_EQ(spu_open(&vec, "model"), 0);
+    ASSERT_EQ(spu_open(&novec, "model?vector=0"), 0);
+    spu_net_stats sv, sh;
+    ASSERT_EQ(spu_net_stats_init(&sv, f.net), 0);
+    ASSERT_EQ(spu_net_stats_init(&sh, f.net), 0);
+    ASSERT_EQ(spu_net_run_int8(f.net, vec, f.img.data(), N, lv.data(), &sv), 0);
+    ASSERT_EQ(spu_net_run_int8(f.net, novec, f.img.data(), N, lh.data(), &sh), 0);
+    EXPECT_EQ(0, memcmp(lv.data(), lh.data(), lv.size() * sizeof(float)));
+    EXPECT_EQ(sv.gemms, sh.gemms);
+    const size_t hv = spu_net_host_ops_on(f.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, nullptr, 0);
+    const size_t hh = spu_net_host_ops_on(f.net, SPU_NET_INT8, 0, nullptr, 0);
+    EXPECT_EQ(hh, spu_net_host_ops(f.net, nullptr, 0));
+    EXPECT_EQ(spu_net_host_ops_on(f.net, SPU_NET_E4M3, SPU_FEATURE_VECTOR, nullptr, 0), hh);
+    std::vector<const char *> names(hv);
+    spu_net_host_ops_on(f.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, names.data(), hv);
+    size_t relus_on_host = 0;
+    for (const char *s : names) relus_on_host += strstr(s, ":relu") != nullptr;
+    const std::string m = GetParam();
+    if (m == "fmnist-mlp") {          // relu1, relu2 -> device: 8 -> 6
+        EXPECT_EQ(hh, 8u);
+        EXPECT_EQ(hv, 6u);
+        EXPECT_EQ(relus_on_host, 0u);
+        EXPECT_GT(sv.cycles, sh.cycles);   // the vector unit's cycles are device cycles
+    } else if (m == "fmnist-cnn") {   // the relu before fc2 -> device: 15 -> 14
+        EXPECT_EQ(hh, 15u);
+        EXPECT_EQ(hv, 14u);
+        EXPECT_EQ(relus_on_host, 2u);
+    } else {
+        EXPECT_EQ(hv, hh);            // the ViT has no relu
+    }
+    spu_net_stats_free(&sv);
+    spu_net_stats_free(&sh);
+    spu_close(vec);
+    spu_close(novec);
+}

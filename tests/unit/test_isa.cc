@@ -37,12 +37,12 @@ Range imm_range(const spu_insn_desc &d)
         return {0, 0};
     }
 }
-bool has_imm(int f) { return f != SPU_FMT_N && f != SPU_FMT_R && f != SPU_FMT_RRR; }
+bool has_imm(int f) { return f != SPU_FMT_N && f != SPU_FMT_R && f != SPU_FMT_RR && f != SPU_FMT_RRR; }
 int nregs(int f)
 {
     switch (f) {
     case SPU_FMT_R: case SPU_FMT_LOOP: case SPU_FMT_CNT: case SPU_FMT_LI: return 1;
-    case SPU_FMT_RRI: case SPU_FMT_BR: return 2;
+    case SPU_FMT_RRI: case SPU_FMT_BR: case SPU_FMT_RR: return 2;
     case SPU_FMT_RRR: return 3;
     default: return 0;
     }

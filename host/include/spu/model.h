@@ -28,6 +28,9 @@ typedef struct spu_model_config {
     uint32_t formats;           /* FORMATS: bit d = dtype code d can be
                                    cfg `in`; 0 = every array dtype of
                                    spu_cfg.def (int8 e4m3 e5m2)       */
+    uint32_t vector;            /* 1: the vector unit (vadd ... vlutld,
+                                   docs/isa.md) is carried; 0: its
+                                   opcodes trap ILLEGAL               */
 } spu_model_config;
 
 /* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops, a row

@@ -130,6 +130,13 @@ unsigned    spu_net_format_dtype(spu_net_format f);
 int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const float *images,
                 size_t n, float *logits, spu_net_stats *st);
 
+/* The host steps of a run in format fmt on a device with INFO `features`:
+ * with the vector unit (SPU_FEATURE_VECTOR) and int8, the relu nodes whose
+ * readers are dense layers run on the device (docs/runtime.md "Op lowering
+ * table"); otherwise spu_net_host_ops. Same ownership and count rules. */
+size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t features,
+                           const char **names, size_t cap);
+
 /* Index of the largest of n values (the first on ties). */
 size_t spu_argmax(const float *v, size_t n);
 

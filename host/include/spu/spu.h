@@ -91,6 +91,7 @@ const char *spu_counter_name(int id);       /* key from spu_counters.def       *
 /* ---- device ---------------------------------------------------------------- */
 typedef struct spu_device spu_device;
 
+#define SPU_FEATURE_VECTOR 0x1u  /* spu_info_t.features: the vector unit (docs/isa.md) */
 #define SPU_NARGS 8          /* kernel argument registers r1..r8 */
 
 typedef struct spu_info {
@@ -106,6 +107,7 @@ typedef struct spu_info {
     uint32_t loop_depth;         /* nested hardware loops                   */
     uint32_t drain_lanes;        /* accumulators st drains per cycle        */
     uint32_t link_baud;          /* UART rate the device is built for (0: none) */
+    uint32_t features;           /* SPU_FEATURE_* bits (0 from older devices) */
     char     device[64];         /* "model", "sim", "serial:..."            */
 } spu_info_t;
 

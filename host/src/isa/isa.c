@@ -90,6 +90,9 @@ int spu_isa_encode(const spu_insn *in, uint32_t *word)
     case SPU_FMT_RRR:
         w |= a | b | c;
         break;
+    case SPU_FMT_RR:
+        w |= a | b;
+        break;
     case SPU_FMT_RRI:
         if (in->opcode == SPU_OP_SHLI ? !fits_unsigned(in->imm, 5) : !fits_signed(in->imm, 18))
             return SPU_EINVAL;
@@ -180,6 +183,9 @@ int spu_isa_decode(uint32_t w, spu_insn *out)
         break;
     case SPU_FMT_R:
         out->b = out->c = 0;
+        break;
+    case SPU_FMT_RR:
+        out->c = 0;
         break;
     case SPU_FMT_N:
         out->a = out->b = out->c = 0;

@@ -28,7 +28,7 @@ enum {
 };
 _Static_assert(LINK_MAX_PAYLOAD == SPU_LINK_MAX_PAYLOAD, "link_client.h disagrees with spu_link.def");
 
-#define INFO_WIRE_BYTES 52   /* 48 before link_baud: still accepted */
+#define INFO_WIRE_BYTES 56   /* 48 before link_baud, 52 before features: still accepted */
 #define STATUS_WIRE_BYTES 14
 
 /* WRITE/READ frames shrink to this many data bytes on a noisy link. */
@@ -331,7 +331,7 @@ int spu_link_info(spu_link *l, spu_info_t *info)
     uint8_t b[INFO_WIRE_BYTES];
     size_t got = 0;
     int rc = spu_link_transact(l, CMD_INFO, NULL, 0, b, sizeof b, &got);
-    if (rc == 0 && got != INFO_WIRE_BYTES && got != 48)
+    if (rc == 0 && got != INFO_WIRE_BYTES && got != 52 && got != 48)
         rc = SPU_EPROTO;
     if (rc)
         return rc;
@@ -349,6 +349,7 @@ int spu_link_info(spu_link *l, spu_info_t *info)
     info->loop_depth = get32(b + 40);
     info->drain_lanes = get32(b + 44);
     info->link_baud = got >= 52 ? get32(b + 48) : 0;
+    info->features = got >= 56 ? get32(b + 52) : 0;
     /* sanity: a reply that passed its CRC but describes an impossible device */
     if (!info->rows || !info->cols || info->rows > 64 || info->cols > 64 ||
         info->word_bytes != (info->rows > info->cols ? info->rows : info->cols) ||

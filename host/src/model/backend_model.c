@@ -31,8 +31,11 @@ static int model_open(void **impl, const spu_uri *u)
     if (param_u32(u, "rows", &cfg.rows) || param_u32(u, "cols", &cfg.cols) ||
         param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
-        param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats))
+        param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats) ||
+        param_u32(u, "vector", &cfg.vector))
         return SPU_EINVAL;
+    if (cfg.vector > 1)
+        return spu_uri_fail(u, SPU_EINVAL, "model option vector=%u: 0 or 1", cfg.vector);
     int rc = spu_model_create((spu_model **)impl, &cfg);
     if (rc)
         return spu_uri_fail(u, rc,
@@ -59,6 +62,7 @@ static int model_info(void *impl, spu_info_t *info)
     info->isa_hash = spu_isa_hash();
     info->loop_depth = c->loop_depth;
     info->drain_lanes = c->drain_lanes ? c->drain_lanes : c->cols;
+    info->features = c->vector ? SPU_FEATURE_VECTOR : 0;
     snprintf(info->device, sizeof info->device, "model");
     return 0;
 }
@@ -169,5 +173,5 @@ const spu_backend_ops spu_backend_model = {
     .reset = model_reset,
     .ping = model_ping,
     .regs = model_regs,
-    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", NULL },
+    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", NULL },
 };

@@ -46,10 +46,14 @@ struct spu_model {
     uint64_t st_ready;            /* first cycle the next st may launch       */
     uint64_t drain_done;          /* first cycle sync / halt may complete     */
     uint64_t drain_idle;          /* first cycle the drain unit writes nothing (bias) */
+    int      drained;             /* an st ran in this RUN (its drain wrote)  */
     uint64_t kill_at;             /* an mm's bad step, or TU_NEVER            */
     uint32_t kill_pc;
     uint32_t watchdog;
     uint64_t cnt[SPU_CNT_COUNT];
+    /* vector unit (docs/isa.md "Vector unit") */
+    uint32_t vl, vstride_d, vstride_1, vstride_2;
+    uint8_t lut[256];
     spu_model_trace_fn trace;
     void *trace_ctx;
 };
@@ -64,6 +68,7 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->loop_depth = 4;
     cfg->drain_lanes = 0;
     cfg->formats = 0;
+    cfg->vector = 1;
 }
 
 uint32_t spu_model_all_formats(void)
@@ -104,6 +109,7 @@ void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
         cfg->loop_depth = info->loop_depth;
     cfg->drain_lanes = info->drain_lanes;
     cfg->formats = info->formats;
+    cfg->vector = (info->features & SPU_FEATURE_VECTOR) ? 1 : 0;
 }
 
 static uint32_t word_bytes_of(const spu_model_config *c)
@@ -244,11 +250,16 @@ static void reset_run_state(spu_model *m)
     m->now = 0;
     m->tu_launch = m->tu_engine = m->tu_idle = m->st_ready = m->drain_done = m->drain_idle = 0;
     memset(m->bias, 0, m->cfg.cols * sizeof *m->bias);
+    m->drained = 0;
     m->kill_at = TU_NEVER;
     m->kill_pc = 0;
     m->trap = SPU_TRAP_NONE;
     for (int i = 0; i <= SPU_CNT_DRAIN_BUSY; i++)
         m->cnt[i] = 0;
+    m->cnt[SPU_CNT_VEC_BUSY] = m->cnt[SPU_CNT_VEC_STALL] = 0;
+    m->vl = 0;
+    m->vstride_d = m->vstride_1 = m->vstride_2 = m->word_bytes;
+    memset(m->lut, 0, sizeof m->lut);
 }
 
 int spu_model_start(spu_model *m, uint32_t pc, uint32_t watchdog)
@@ -386,6 +397,7 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
     m->drain_idle = G + d + 2;    /* writes formed G+1..G+d, the last one lands at G+d+1 */
     const spu_dp_outcfg oc = { m->cfg_in, m->cfg_out, m->cfg_shift, m->cfg_round, (int)m->cfg_relu, (int)m->cfg_ovf };
     const uint32_t ob = out->bytes;
+    m->drained = 1;
     for (uint32_t i = 0; i < R; i++) {
         uint8_t *dst = m->spad + addr + (size_t)i * m->stride_c;
         for (uint32_t j = 0; j < C; j++) {
@@ -507,6 +519,106 @@ static int st_ok(const spu_model *m, uint32_t addr)
            (uint64_t)addr + (uint64_t)(R - 1) * m->stride_c + (uint64_t)C * out->bytes <= m->cfg.spad_bytes;
 }
 
+/* ---- vector unit (docs/isa.md "Vector unit") ---------------------------- */
+
+static int is_vec_op(unsigned op)
+{
+    return op >= SPU_OP_VLEN && op <= SPU_OP_VLUTLD;
+}
+
+/* the instructions that stream through the unit (all but vlen / vstride) */
+static int is_vec_stream(unsigned op)
+{
+    return op >= SPU_OP_VADD && op <= SPU_OP_VLUTLD;
+}
+
+static int8_t sat8(int v)
+{
+    return (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+}
+
+/* word at byte address p (64-bit: no wrap) lies inside the scratchpad */
+static int vword_ok(const spu_model *m, uint64_t p)
+{
+    return p + m->word_bytes <= m->cfg.spad_bytes;
+}
+
+/* Runs one streaming vector instruction (the unit has started: the tensor
+ * unit is idle and the drain done). Returns 0 or a trap cause; *steps gets
+ * the cycles of its word steps (1 per word, 2 for a same-bank source pair),
+ * the unit runs 1 + *steps cycles. */
+static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_t rc, uint64_t *steps)
+{
+    const uint32_t wb = m->word_bytes;
+    uint64_t cyc = 0, conflicts = 0;
+    *steps = 0;
+    if (op == SPU_OP_VLUTLD) {
+        if (ra % wb)
+            return SPU_TRAP_MISALIGNED;
+        const uint32_t words = (256 + wb - 1) / wb;
+        for (uint32_t i = 0; i < words; i++)
+            if (!vword_ok(m, (uint64_t)ra + (uint64_t)i * wb)) {
+                *steps = i;
+                return SPU_TRAP_SPAD_RANGE;
+            }
+        for (uint32_t k = 0; k < 256; k++)
+            m->lut[k] = m->spad[ra + k];
+        *steps = words;
+        m->cnt[SPU_CNT_VEC_BUSY] += 1 + words;
+        return 0;
+    }
+    const uint32_t n = m->vl;
+    const int binary = op == SPU_OP_VADD || op == SPU_OP_VSUB || op == SPU_OP_VMUL || op == SPU_OP_VMAX;
+    const int reduce = op == SPU_OP_VRMAX || op == SPU_OP_VRSUM;
+    if (n) {
+        if (ra % wb || rb % wb || m->vstride_1 % wb || (!reduce && m->vstride_d % wb) ||
+            (binary && (rc % wb || m->vstride_2 % wb)))
+            return SPU_TRAP_MISALIGNED;
+    }
+    int32_t rmax = -128;
+    uint32_t rsum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t pd = (uint64_t)ra + (uint64_t)i * m->vstride_d;
+        const uint64_t p1 = (uint64_t)rb + (uint64_t)i * m->vstride_1;
+        const uint64_t p2 = (uint64_t)rc + (uint64_t)i * m->vstride_2;
+        /* the unit checks each word as it issues it; the words before have
+         * taken effect (a reduction writes only at its end) */
+        if (!vword_ok(m, p1) || (binary && !vword_ok(m, p2)) ||
+            (reduce ? (i == 0 && !vword_ok(m, ra)) : !vword_ok(m, pd))) {
+            *steps = cyc;               /* the steps before the bad one */
+            return SPU_TRAP_SPAD_RANGE;
+        }
+        const int conflict = binary && bank_of(m, p1) == bank_of(m, p2);
+        cyc += 1 + conflict;
+        conflicts += conflict;
+        for (uint32_t j = 0; j < wb; j++) {
+            const int a = (int8_t)m->spad[p1 + j];
+            const int b = binary ? (int8_t)m->spad[p2 + j] : 0;
+            int8_t y = 0;
+            switch (op) {
+            case SPU_OP_VADD: y = sat8(a + b); break;
+            case SPU_OP_VSUB: y = sat8(a - b); break;
+            case SPU_OP_VMUL: y = spu_requant_int8(a * b, m->cfg_shift, m->cfg_round, (int)m->cfg_relu); break;
+            case SPU_OP_VMAX: y = (int8_t)(a > b ? a : b); break;
+            case SPU_OP_VLUT: y = (int8_t)m->lut[(uint8_t)a]; break;
+            case SPU_OP_VRMAX: if (a > rmax) rmax = a; break;
+            default:          rsum += (uint32_t)a; break;   /* VRSUM, wraps */
+            }
+            if (!reduce)
+                m->spad[pd + j] = (uint8_t)y;
+        }
+    }
+    if (reduce && n) {
+        uint8_t *d = m->spad + ra;
+        for (uint32_t j = 0; j < wb; j++)
+            d[j] = op == SPU_OP_VRMAX ? (uint8_t)(int8_t)rmax : j < 4 ? (uint8_t)(rsum >> (8 * j)) : 0;
+    }
+    *steps = cyc;
+    m->cnt[SPU_CNT_VEC_BUSY] += 1 + cyc;
+    m->cnt[SPU_CNT_VEC_STALL] += conflicts;
+    return 0;
+}
+
 int spu_model_step(spu_model *m)
 {
     if (m->state != SPU_STATE_RUNNING)
@@ -520,7 +632,7 @@ int spu_model_step(spu_model *m)
         ftrap = SPU_TRAP_WATCHDOG;
     else if (m->pc >= m->cfg.ucode_words)
         ftrap = SPU_TRAP_PC_RANGE;
-    else if (spu_isa_decode(word, &in) != 0)
+    else if (spu_isa_decode(word, &in) != 0 || (is_vec_op(in.opcode) && !m->cfg.vector))
         ftrap = SPU_TRAP_ILLEGAL;
     if (ftrap)
         return m->kill_at <= m->now + 1 ? do_kill(m, 0) : do_trap(m, ftrap);
@@ -557,6 +669,13 @@ int spu_model_step(spu_model *m)
     case SPU_OP_BIAS:
         if (!bias_check(m, ra))
             wait = wait_until(m, max64(m->tu_idle, m->drain_idle));
+        break;
+    case SPU_OP_VADD: case SPU_OP_VSUB: case SPU_OP_VMUL: case SPU_OP_VMAX:
+    case SPU_OP_VRMAX: case SPU_OP_VRSUM: case SPU_OP_VLUT: case SPU_OP_VLUTLD:
+        /* as sync, and until the drain's last write has landed: it writes
+         * until drain_done + 2 (its output register), the unit reads from
+         * its second EXEC cycle */
+        wait = wait_until(m, max64(m->tu_idle, m->drained ? m->drain_done + 3 : 0));
         break;
     case SPU_OP_CNT: fwait = m->tu_idle > m->now ? m->tu_idle - m->now : 0; break;   /* in FETCH */
     case SPU_OP_MUL: wait = d->cycles - 2; break;
@@ -620,6 +739,24 @@ int spu_model_step(spu_model *m)
             exec_bias(m, ra, &extra);
         }
         break;
+    case SPU_OP_VLEN: m->vl = ra; break;
+    case SPU_OP_VSTRIDE: m->vstride_d = ra; m->vstride_1 = rb; m->vstride_2 = rc; break;
+    case SPU_OP_VADD: case SPU_OP_VSUB: case SPU_OP_VMUL: case SPU_OP_VMAX:
+    case SPU_OP_VRMAX: case SPU_OP_VRSUM: case SPU_OP_VLUT: case SPU_OP_VLUTLD: {
+        uint64_t steps = 0;
+        trap = exec_vec(m, in.opcode, ra, rb, rc, &steps);
+        if (trap == SPU_TRAP_SPAD_RANGE) {
+            /* found at the bad step's issue cycle X = now + 2 + wait + steps,
+             * after the wait (docs/isa.md: a trapped run's cycles end at or
+             * just before X) */
+            m->cnt[SPU_CNT_STALL_DRAIN] += wait;
+            m->now += 1 + wait + steps;
+        } else if (!trap) {
+            m->cnt[SPU_CNT_STALL_DRAIN] += wait;   /* the wait, as sync's */
+            extra = wait + steps;                  /* the steps are no stall */
+        }
+        break;
+    }
     case SPU_OP_CNT:
         m->cnt[SPU_CNT_STALL_DRAIN] += fwait;   /* its own FETCH wait is in */
         if ((uint32_t)in.imm >= SPU_CNT_COUNT) {
@@ -636,7 +773,7 @@ int spu_model_step(spu_model *m)
     }
     if (trap)
         return do_trap(m, trap);
-    if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_CNT && in.opcode != SPU_OP_BIAS)
+    if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_CNT && in.opcode != SPU_OP_BIAS && !is_vec_stream(in.opcode))
         m->cnt[SPU_CNT_STALL_DRAIN] += extra;
     if (rd > 0)
         r[rd] = rd_val;

@@ -18,6 +18,7 @@
 #include "runtime_internal.h"
 #include "spu/gemm.h"
 #include "spu/numerics.h"
+#include "spu/vector.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -66,6 +67,8 @@ typedef struct ectx {
     size_t         node;
     spu_net_format fmt;
     spu_info_t     info;    /* the device's (the FP8 path splits K by its plan) */
+    int            vec;     /* int8 run on a device with the vector unit    */
+    int8_t       **q;       /* vec: per tensor, its int8 codes (or NULL)    */
 } ectx;
 
 static void hash_words(spu_net_stats *st, const void *v, size_t n)
@@ -192,7 +195,17 @@ static void gemm_fp32(const float *A, const float *B, size_t M, size_t N, size_t
  * to the int32 grid; FP8: the factor is a power of two, exact) is added to
  * the exact sum before the rounding, the relu follows; the host multiplies
  * by the per-channel factor ("requant", a positive scale: relu commutes). */
+static int gemm_w_q(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, const int8_t *qin,
+                    size_t M, float *out, int relu);
 static int gemm_w(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, size_t M, float *out, int relu)
+{
+    return gemm_w_q(e, g, in_scale, in, NULL, M, out, relu);
+}
+
+/* gemm_w; qin (int8 runs): the input's codes, already quantized with
+ * in_scale (the vector unit's relu delivered them), or NULL. */
+static int gemm_w_q(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, const int8_t *qin,
+                    size_t M, float *out, int relu)
 {
     const size_t N = g->N, K = g->K;
     if (!e->dev) {
@@ -246,7 +259,10 @@ static int gemm_w(ectx *e, const rt_gemm_w *g, float in_scale, const float *in, 
     int8_t *qa = malloc(M * K);
     int32_t *acc = malloc(M * N * sizeof *acc);
     if (qa && acc) {
-        spu_op_quantize(in, qa, M * K, in_scale);                       /* host: quantize */
+        if (qin)
+            memcpy(qa, qin, M * K);                                     /* codes from the device */
+        else
+            spu_op_quantize(in, qa, M * K, in_scale);                   /* host: quantize */
         spu_gemm_stats gs;
         if (!(rc = spu_gemm_epi(e->dev, RT_DT_INT8, &epi, (uint32_t)M, (uint32_t)N, (uint32_t)K, qa, g->wq,
                                 acc, NULL, &gs))) {
@@ -381,6 +397,38 @@ out:
     return rc;
 }
 
+/* relu on the vector unit (docs/runtime.md): quantize with the readers'
+ * scale (host), then max(q, 0) on the device; the codes go to the readers. */
+static int run_vec_relu(ectx *e, const rt_node *n, const float *x, size_t ni)
+{
+    int8_t *q = malloc(ni ? ni : 1);
+    if (!q)
+        return SPU_ENOMEM;
+    spu_op_quantize(x, q, ni, n->vec_scale);                            /* host: quantize */
+    spu_vec_stats vs = { 0 };
+    int rc = spu_vec_map(e->dev, SPU_VEC_MAX, q, NULL, 0, NULL, q, ni, &vs);
+    if (rc) {
+        free(q);
+        return rc;
+    }
+    free(e->q[n->out]);
+    e->q[n->out] = q;
+    if (e->st) {
+        spu_net_node_stats *ns = &e->st->node[e->node];
+        ns->cycles += vs.cycles;
+        ns->link_bytes += vs.link_bytes;
+        e->st->cycles += vs.cycles;
+        e->st->link_bytes += vs.link_bytes;
+        uint64_t h = e->st->result_hash;          /* the device's codes, in order */
+        for (size_t i = 0; i < ni; i++) {
+            h ^= (uint8_t)q[i];
+            h *= 0x100000001b3ull;
+        }
+        e->st->result_hash = h;
+    }
+    return 0;
+}
+
 static int run_node(ectx *e, const rt_node *n, float *const *buf, size_t B)
 {
     const spu_net *net = e->net;
@@ -395,6 +443,8 @@ static int run_node(ectx *e, const rt_node *n, float *const *buf, size_t B)
     case RT_RELU:
         if (n->fused_relu < 0)  /* the GEMM before applied it (on the device, or fp32) */
             memcpy(y, x, ni * sizeof *x);
+        else if (e->vec && n->vec_relu)
+            return run_vec_relu(e, n, x, ni);
         else
             spu_op_relu(x, y, ni);
         return 0;
@@ -430,7 +480,8 @@ static int run_node(ectx *e, const rt_node *n, float *const *buf, size_t B)
         return 0;
     }
     case RT_DENSE:
-        return gemm_w(e, &n->g[0], n->in_scale, x, ni / n->g[0].K, y, n->fused_relu > 0);
+        return gemm_w_q(e, &n->g[0], n->in_scale, x, e->vec && n->q_pre ? e->q[n->in[0]] : NULL,
+                        ni / n->g[0].K, y, n->fused_relu > 0);
     case RT_CONV2D: case RT_PATCH:
         return run_conv(e, n, x, B, y);
     case RT_ATTENTION:
@@ -448,6 +499,8 @@ static int run_batch(ectx *e, const float *images, size_t B, float *logits)
     for (size_t i = 1; !rc && i < net->ntensors; i++)
         if (!(buf[i] = malloc(net->tensors[i].numel * B * sizeof **buf)))
             rc = SPU_ENOMEM;
+    if (!rc && e->vec && !(e->q = calloc(net->ntensors, sizeof *e->q)))
+        rc = SPU_ENOMEM;
     if (!rc) {
         buf[0] = (float *)images;
         for (size_t i = 0; !rc && i < net->nnodes; i++) {
@@ -461,6 +514,11 @@ static int run_batch(ectx *e, const float *images, size_t B, float *logits)
         for (size_t i = 1; i < net->ntensors; i++)
             free(buf[i]);
     free(buf);
+    if (e->q)
+        for (size_t i = 0; i < net->ntensors; i++)
+            free(e->q[i]);
+    free(e->q);
+    e->q = NULL;
     return rc;
 }
 
@@ -503,6 +561,7 @@ int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const f
         return rc;
     if (!(e.info.formats & (1u << net_formats[fmt].dtype)))
         return SPU_ENOTSUP;     /* the device does not carry the format (INFO) */
+    e.vec = fmt == SPU_NET_INT8 && (e.info.features & SPU_FEATURE_VECTOR);
     return run_all(&e, images, n, logits);
 }
 

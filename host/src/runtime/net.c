@@ -98,6 +98,8 @@ void spu_net_free(spu_net *net)
         free(net->tensors[i].name);
     free(net->tensors);
     free(net->host_list);
+    free(net->host_list_vec);
+    free(net->host_vec_names);
     free(net->name);
     free(net);
 }
@@ -507,7 +509,6 @@ static void fuse_relus(spu_net *net)
 static int build_host_list(spu_net *net)
 {
     size_t total = 0;
-    fuse_relus(net);
     for (size_t i = 0; i < net->nnodes; i++) {
         const rt_op_desc *d = &rt_ops[net->nodes[i].kind];
         size_t cnt = 0;
@@ -537,6 +538,75 @@ static int build_host_list(spu_net *net)
         for (size_t j = 0; j < n->nhost; j++) {
             int w = sprintf(p, "%s:%s", n->name, rt_ops[n->kind].host[j]);
             net->host_list[net->nhost++] = p;
+            p += w + 1;
+        }
+    }
+    return 0;
+}
+
+/* The vector-unit lowering (int8 runs on a device with the unit): a relu
+ * whose only readers are dense nodes with one in_scale s runs on the device
+ * on the int8 codes q(x) = clamp(rne(x / s), -127, 127) that those nodes
+ * would quantize anyway -- relu and q commute exactly (q is monotone and
+ * q(0) = 0), so the codes and every later result are unchanged; the
+ * quantize step moves from the dense nodes to the relu node. */
+static void plan_vector(spu_net *net)
+{
+    for (size_t i = 0; i < net->nnodes; i++) {
+        rt_node *r = &net->nodes[i];
+        if (r->kind != RT_RELU || r->out == net->output || r->fused_relu < 0)
+            continue;       /* fused_relu < 0: the GEMM before it applies it */
+        size_t readers = 0;
+        int ok = 1;
+        float s = 0.0f;
+        for (size_t j = 0; j < net->nnodes; j++) {
+            const rt_node *c = &net->nodes[j];
+            const int reads = c->in[0] == r->out || (rt_ops[c->kind].nin > 1 && c->in[1] == r->out);
+            if (!reads)
+                continue;
+            if (c->kind != RT_DENSE || (readers && c->in_scale != s))
+                ok = 0;
+            s = c->in_scale;
+            readers++;
+        }
+        if (!ok || !readers)
+            continue;
+        r->vec_relu = 1;
+        r->vec_scale = s;
+        for (size_t j = 0; j < net->nnodes; j++)
+            if (net->nodes[j].in[0] == r->out)
+                net->nodes[j].q_pre = 1;
+    }
+}
+
+/* host_list_vec: host_list with the steps plan_vector moves. */
+static int build_host_list_vec(spu_net *net)
+{
+    size_t len = 1, total = 0;
+    for (size_t i = 0; i < net->nnodes; i++) {
+        const rt_node *n = &net->nodes[i];
+        for (const char *const *h = rt_ops[n->kind].host; *h; h++)
+            len += strlen(n->name) + strlen(*h) + 2;
+        len += strlen(n->name) + 16;
+        total += n->nhost + 1;
+    }
+    net->host_vec_names = malloc(len);
+    net->host_list_vec = calloc(total ? total : 1, sizeof *net->host_list_vec);
+    if (!net->host_vec_names || !net->host_list_vec)
+        return SPU_ENOMEM;
+    char *p = net->host_vec_names;
+    net->nhost_vec = 0;
+    for (size_t i = 0; i < net->nnodes; i++) {
+        const rt_node *n = &net->nodes[i];
+        if (n->fused_relu < 0)
+            continue;       /* done by the GEMM before it, on the device */
+        static const char *const relu_steps[] = { "quantize", NULL };
+        const char *const *steps = n->vec_relu ? relu_steps : rt_ops[n->kind].host;
+        for (; *steps; steps++) {
+            if (n->q_pre && !strcmp(*steps, "quantize"))
+                continue;   /* the relu before it delivers the codes */
+            int w = sprintf(p, "%s:%s", n->name, *steps);
+            net->host_list_vec[net->nhost_vec++] = p;
             p += w + 1;
         }
     }
@@ -720,7 +790,9 @@ int spu_net_load(spu_net **out, const char *graph_path, char *err, size_t errcap
                   cJSON_IsNumber(classes) ? classes->valuedouble : -1.0);
         goto out;
     }
-    if ((rc = build_host_list(net)))
+    fuse_relus(net);    /* before plan_vector: a fused relu needs no vector unit */
+    plan_vector(net);
+    if ((rc = build_host_list(net)) || (rc = build_host_list_vec(net)))
         perr(err, errcap, rc, "out of memory");
 out:
     cJSON_Delete(root);
@@ -751,6 +823,18 @@ int spu_net_node_on_device(const spu_net *net, size_t i)
 {
     /* a fused relu runs in the output pipeline of the GEMM before it */
     return net && i < net->nnodes ? rt_ops[net->nodes[i].kind].device || net->nodes[i].fused_relu < 0 : 0;
+}
+
+size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t features,
+                           const char **names, size_t cap)
+{
+    if (!net)
+        return 0;
+    if (fmt != SPU_NET_INT8 || !(features & SPU_FEATURE_VECTOR))
+        return spu_net_host_ops(net, names, cap);
+    for (size_t i = 0; i < net->nhost_vec && i < cap; i++)
+        names[i] = net->host_list_vec[i];
+    return net->nhost_vec;
 }
 
 size_t spu_net_host_ops(const spu_net *net, const char **names, size_t cap)

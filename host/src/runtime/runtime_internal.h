@@ -74,6 +74,12 @@ typedef struct rt_node {
     /* host steps "name:step" */
     size_t nhost;
     char  *host_names;
+    /* lowering on a device with the vector unit, int8 (docs/runtime.md):
+     * vec_relu: this relu runs on the device on the int8 codes its
+     * consumers would quantize (vec_scale, their in_scale); q_pre: this
+     * dense takes those codes (no quantize of its own) */
+    int    vec_relu, q_pre;
+    float  vec_scale;
 } rt_node;
 
 struct spu_net {
@@ -85,6 +91,9 @@ struct spu_net {
     int        output;
     const char **host_list;
     size_t     nhost;
+    const char **host_list_vec;  /* the same with the vector unit (int8) */
+    size_t     nhost_vec;
+    char      *host_vec_names;
 };
 
 #endif

@@ -28,7 +28,8 @@ module spu_core #(
     parameter integer BROADCAST   = 0,     // 1: array row/column buses instead of systolic links (spu_array)
     parameter integer CNT_WIDTH   = 64,    // counter width kept (32 on boards), reads zero-extended
     parameter integer CNT_RAM     = 0,     // 1: counters 1..8 in an EBR (boards), spu_counters
-    parameter [31:0]  FORMATS     = 32'h1  // bit d: the array carries cfg in = dtype d (INFO formats)
+    parameter [31:0]  FORMATS     = 32'h1, // bit d: the array carries cfg in = dtype d (INFO formats)
+    parameter integer VECTOR      = 0      // 1: the vector unit (spu_vector_unit; INFO features bit 0)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -111,10 +112,13 @@ module spu_core #(
     wire [4:0]    cfg_shift;
     wire [1:0]    cfg_round;
     wire          cfg_relu, cfg_ovf;
+    wire          vlen_we, vstride_we, vec_start, vec_mis, vec_busy, vec_done, vec_bad, vec_stall;
+    wire [5:0]    vec_op;
+    wire [31:0]   vec_ra, vec_rb, vec_rc;
 
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
-        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS)
+        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR)
     ) u_seq (
         .clk_i(clk_i), .rst_i(rst_i),
         .run_i(run_i), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
@@ -131,9 +135,13 @@ module spu_core #(
         .st_stride_o(st_stride),
         .drain_free_i(drain_free), .drain_cycles_i(drain_cycles),
         .drain_busy_i(drain_busy), .bias_re_o(bias_re), .bias_addr_o(bias_addr), .bias_idx_o(bias_idx),
+        .drain_quiet_i(!drain_busy),
         .cfg_in_o(cfg_in), .cfg_out_o(cfg_out), .cfg_shift_o(cfg_shift),
         .cfg_round_o(cfg_round), .cfg_relu_o(cfg_relu),
-        .cfg_ovf_o(cfg_ovf)
+        .cfg_ovf_o(cfg_ovf),
+        .vlen_we_o(vlen_we), .vstride_we_o(vstride_we), .vec_start_o(vec_start), .vec_op_o(vec_op),
+        .vec_ra_o(vec_ra), .vec_rb_o(vec_rb), .vec_rc_o(vec_rc),
+        .vec_mis_i(vec_mis), .vec_busy_i(vec_busy), .vec_done_i(vec_done), .vec_bad_i(vec_bad)
     );
 
     // ---- scratchpad and its users ----------------------------------------------------
@@ -156,6 +164,12 @@ module spu_core #(
     wire [WA-1:0] dr_waddr;
     wire [DW-1:0] dr_wdata;
     wire [WORD_BYTES-1:0] dr_wbe;
+    // the vector unit: runs only while the tensor unit is idle and the drain
+    // done (the sequencer starts it then), so it never meets the load or
+    // drain unit on a port; the host port is served only while not running
+    wire          v_a_re, v_b_re, v_we;
+    wire [WA-1:0] v_a_addr, v_b_addr, v_waddr;
+    wire [DW-1:0] v_wdata;
 
     // host byte port: served while not running and no drain is writing
     // (an address beyond the scratchpad, which the engine never sends, is
@@ -173,16 +187,16 @@ module spu_core #(
 
     spu_spad #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)) u_spad (
         .clk_i   (clk_i),
-        .a_re_i  (host_rd || ld_a_re || bias_re),
-        .a_addr_i(host_rd ? host_addr[AW-1:OFF] : bias_re ? bias_addr : ld_a_addr),
+        .a_re_i  (host_rd || ld_a_re || bias_re || v_a_re),
+        .a_addr_i(host_rd ? host_addr[AW-1:OFF] : bias_re ? bias_addr : v_a_re ? v_a_addr : ld_a_addr),
         .a_rdata_o(a_rdata),
-        .b_re_i  (ld_b_re),
-        .b_addr_i(ld_b_addr),
+        .b_re_i  (ld_b_re || v_b_re),
+        .b_addr_i(v_b_re ? v_b_addr : ld_b_addr),
         .b_rdata_o(b_rdata),
-        .we_i    (dr_we || host_wr),
-        .waddr_i (dr_we ? dr_waddr : host_addr[AW-1:OFF]),
-        .wdata_i (dr_we ? dr_wdata : {WORD_BYTES{spad_req_wdata_i}}),
-        .wbe_i   (dr_we ? dr_wbe : host_be)
+        .we_i    (dr_we || host_wr || v_we),
+        .waddr_i (dr_we ? dr_waddr : v_we ? v_waddr : host_addr[AW-1:OFF]),
+        .wdata_i (dr_we ? dr_wdata : v_we ? v_wdata : {WORD_BYTES{spad_req_wdata_i}}),
+        .wbe_i   (dr_we ? dr_wbe : v_we ? {WORD_BYTES{1'b1}} : host_be)
     );
 
     always @(posedge clk_i) begin
@@ -275,6 +289,30 @@ module spu_core #(
         .we_o(dr_we), .waddr_o(dr_waddr), .wdata_o(dr_wdata), .wbe_o(dr_wbe)
     );
 
+    // ---- vector unit ------------------------------------------------------------------------
+    generate
+        if (VECTOR != 0) begin : g_vec
+            spu_vector_unit #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)) u_vec (
+                .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i || stop_i),
+                .vlen_we_i(vlen_we), .vstride_we_i(vstride_we), .start_i(vec_start), .op_i(vec_op),
+                .ra_i(vec_ra), .rb_i(vec_rb), .rc_i(vec_rc),
+                .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
+                .mis_o(vec_mis), .busy_o(vec_busy), .done_o(vec_done), .bad_o(vec_bad), .stall_o(vec_stall),
+                .a_re_o(v_a_re), .a_addr_o(v_a_addr), .a_rdata_i(a_rdata),
+                .b_re_o(v_b_re), .b_addr_o(v_b_addr), .b_rdata_i(b_rdata),
+                .we_o(v_we), .waddr_o(v_waddr), .wdata_o(v_wdata)
+            );
+        end else begin : g_no_vec
+            // the decoder traps the vector opcodes: nothing starts
+            assign vec_mis = 1'b0; assign vec_busy = 1'b0; assign vec_done = 1'b0;
+            assign vec_bad = 1'b0; assign vec_stall = 1'b0;
+            assign v_a_re = 1'b0; assign v_b_re = 1'b0; assign v_we = 1'b0;
+            assign v_a_addr = {WA{1'b0}}; assign v_b_addr = {WA{1'b0}};
+            assign v_waddr = {WA{1'b0}}; assign v_wdata = {DW{1'b0}};
+            wire unused_vec = &{1'b0, vlen_we, vstride_we, vec_start, vec_op, vec_ra, vec_rb, vec_rc};
+        end
+    endgenerate
+
     // ---- performance counters -------------------------------------------------------------
     // DRAIN_MAX: the longest drain (int32 out) of spu_drain_unit
     localparam integer DRAIN_MAX = ROWS * (COLS / DRAIN_LANES)
@@ -285,12 +323,13 @@ module spu_core #(
     // cycles, and a `cnt` reads in EXEC after its own FETCH cycle, by which
     // time the last of them is in; the host reads after the run. CYCLES stays
     // direct (the watchdog compares it in FETCH); LINK_* come from the link.
-    reg        ev_instret_q, ev_mac_q, ev_mm_q, ev_bank_q, ev_sdrain_q;
+    reg        ev_instret_q, ev_mac_q, ev_mm_q, ev_bank_q, ev_sdrain_q, ev_vbusy_q, ev_vstall_q;
     reg [15:0] drain_add_q;
     always @(posedge clk_i) begin
         if (rst_i || cnt_clear) begin
             ev_instret_q <= 1'b0; ev_mac_q <= 1'b0; ev_mm_q <= 1'b0;
             ev_bank_q <= 1'b0; ev_sdrain_q <= 1'b0; drain_add_q <= 16'd0;
+            ev_vbusy_q <= 1'b0; ev_vstall_q <= 1'b0;
         end else begin
             ev_instret_q <= ev_instret;
             ev_mac_q     <= mm_step;
@@ -298,13 +337,15 @@ module spu_core #(
             ev_bank_q    <= mm_stall;
             ev_sdrain_q  <= ev_stall_drain;
             drain_add_q  <= drain_add;
+            ev_vbusy_q   <= vec_busy;
+            ev_vstall_q  <= vec_stall;
         end
     end
     spu_counters #(.CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM), .DRAIN_MAX(DRAIN_MAX)) u_cnt (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(cnt_clear),
         .cycles_add_i(ev_cycles), .instret_i(ev_instret_q), .mac_active_i(ev_mac_q),
         .mm_cycle_i(ev_mm_q), .stall_bank_i(ev_bank_q), .stall_drain_i(ev_sdrain_q),
-        .drain_add_i(drain_add_q), .link_rx_i(link_rx_byte_i), .link_tx_i(link_tx_byte_i),
+        .drain_add_i(drain_add_q), .vec_busy_i(ev_vbusy_q), .vec_stall_i(ev_vstall_q), .link_rx_i(link_rx_byte_i), .link_tx_i(link_tx_byte_i),
         .host_sel_i(cnt_sel_i), .host_value_o(cnt_value_o), .host_fresh_o(cnt_fresh_o),
         .seq_use_i(seq_cnt_use), .seq_fetch_i(seq_cnt_fetch),
         .seq_sel_i(seq_cnt_sel), .seq_value_o(seq_cnt_val), .cycles_o(cycles)

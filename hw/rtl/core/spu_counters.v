@@ -32,6 +32,8 @@ module spu_counters #(
     input  wire        stall_bank_i,
     input  wire        stall_drain_i,
     input  wire [15:0] drain_add_i,
+    input  wire        vec_busy_i,     // VEC_BUSY, VEC_STALL events (0 without a vector unit)
+    input  wire        vec_stall_i,
     input  wire        link_rx_i,
     input  wire        link_tx_i,
     input  wire [3:0]  host_sel_i,
@@ -50,7 +52,7 @@ generate
             .clk_i(clk_i), .rst_i(rst_i), .clear_i(clear_i),
             .cycles_add_i(cycles_add_i), .instret_i(instret_i), .mac_active_i(mac_active_i),
             .mm_cycle_i(mm_cycle_i), .stall_bank_i(stall_bank_i), .stall_drain_i(stall_drain_i),
-            .drain_add_i(drain_add_i), .link_rx_i(link_rx_i), .link_tx_i(link_tx_i),
+            .drain_add_i(drain_add_i), .vec_busy_i(vec_busy_i), .vec_stall_i(vec_stall_i), .link_rx_i(link_rx_i), .link_tx_i(link_tx_i),
             .host_sel_i(host_sel_i), .host_value_o(host_value_o), .host_fresh_o(host_fresh_o),
             .seq_use_i(seq_use_i), .seq_fetch_i(seq_fetch_i), .seq_sel_i(seq_sel_i),
             .seq_value_o(seq_value_o), .cycles_o(cycles_o)
@@ -76,6 +78,8 @@ generate
             add[CNT_DRAIN_BUSY*W  +: W] = {{(W-16){1'b0}}, drain_add_i};
             add[CNT_LINK_RX*W     +: W] = {{(W-1){1'b0}}, link_rx_i};
             add[CNT_LINK_TX*W     +: W] = {{(W-1){1'b0}}, link_tx_i};
+            add[CNT_VEC_BUSY*W    +: W] = {{(W-1){1'b0}}, vec_busy_i};
+            add[CNT_VEC_STALL*W   +: W] = {{(W-1){1'b0}}, vec_stall_i};
         end
 
         // the shared read mux; the decoder traps `cnt` ids >= CNT_COUNT

@@ -62,6 +62,8 @@ module spu_counters_ebr #(
     input  wire        stall_bank_i,
     input  wire        stall_drain_i,
     input  wire [15:0] drain_add_i,
+    input  wire        vec_busy_i,     // VEC_BUSY, VEC_STALL events (0 without a vector unit)
+    input  wire        vec_stall_i,
     input  wire        link_rx_i,
     input  wire        link_tx_i,
     input  wire [3:0]  host_sel_i,
@@ -108,7 +110,11 @@ module spu_counters_ebr #(
     reg  [2:0] rr_q;
     reg        host_took_q;     // the host turn of this round is used
     reg  [7:0] clr_q;
-    wire       host_ram = (host_sel_i != CNT_CYCLES[3:0]) && (host_sel_i < CNT_COUNT[3:0]);
+    // ids 1..8 live in the RAM; VEC_BUSY / VEC_STALL (9, 10) read 0: this
+    // store is the boards', which carry no vector unit (VECTOR = 0)
+    localparam [3:0] NRAM = 4'd9;
+    wire       host_ram = (host_sel_i != CNT_CYCLES[3:0]) && (host_sel_i < NRAM);
+    wire       unused_vec = &{1'b0, vec_busy_i, vec_stall_i};
     // seq_fetch_i comes late in the cycle (decoded from the microcode word):
     // everything is computed for both cases and selected by it last (timing)
     wire       host_nf  = (rr_q == 3'd0) && !host_took_q && host_ram;   // if no fetch
@@ -203,11 +209,12 @@ module spu_counters_ebr #(
     // one mux for both readers: a host turn is never issued in a FETCH, so its
     // result never lands in the EXEC of a `cnt`
     wire        use_cyc = seq_use_i ? (seq_sel_i == CNT_CYCLES[3:0]) : !p_host_q;
-    wire [W-1:0] rd_value = use_cyc ? cyc_q : sum[W-1:0];
+    wire        seq_zero = seq_use_i && (seq_sel_i >= NRAM);
+    wire [W-1:0] rd_value = seq_zero ? {W{1'b0}} : use_cyc ? cyc_q : sum[W-1:0];
     reg  [W-1:0] host_q;
     reg  [3:0]   hsel_q;
     wire         ld_cyc  = !p_host_q && !seq_use_i && (host_sel_i == CNT_CYCLES[3:0]);
-    wire         ld_zero = !p_host_q && (host_sel_i >= CNT_COUNT[3:0]);
+    wire         ld_zero = !p_host_q && (host_sel_i >= NRAM);
     always @(posedge clk_i) begin
         if (rst_i || clear_i) begin
             host_q <= {W{1'b0}};

@@ -6,7 +6,8 @@
 // Checks that need register values (loop body, addresses) are the sequencer's.
 `default_nettype none
 module spu_decoder #(
-    parameter [31:0] FORMATS = 32'h1     // bit d: dtype code d is a carried `in`
+    parameter [31:0] FORMATS = 32'h1,    // bit d: dtype code d is a carried `in`
+    parameter integer VECTOR = 0         // 1: the vector unit's opcodes are defined
 ) (
     input  wire [31:0] insn_i,
     output wire [5:0]  op_o,
@@ -76,6 +77,16 @@ module spu_decoder #(
             OP_SYNC:   mask = OPMASK_SYNC;
             OP_CNT:    mask = OPMASK_CNT;
             OP_BIAS:   mask = OPMASK_BIAS;
+            OP_VLEN:   begin mask = OPMASK_VLEN;    known = (VECTOR != 0); end
+            OP_VSTRIDE:begin mask = OPMASK_VSTRIDE; known = (VECTOR != 0); end
+            OP_VADD:   begin mask = OPMASK_VADD;    known = (VECTOR != 0); end
+            OP_VSUB:   begin mask = OPMASK_VSUB;    known = (VECTOR != 0); end
+            OP_VMUL:   begin mask = OPMASK_VMUL;    known = (VECTOR != 0); end
+            OP_VMAX:   begin mask = OPMASK_VMAX;    known = (VECTOR != 0); end
+            OP_VRMAX:  begin mask = OPMASK_VRMAX;   known = (VECTOR != 0); end
+            OP_VRSUM:  begin mask = OPMASK_VRSUM;   known = (VECTOR != 0); end
+            OP_VLUT:   begin mask = OPMASK_VLUT;    known = (VECTOR != 0); end
+            OP_VLUTLD: begin mask = OPMASK_VLUTLD;  known = (VECTOR != 0); end
             default:   known = 1'b0;
         endcase
 

@@ -42,6 +42,7 @@ module spu_sequencer #(
     parameter integer UCODE_WORDS = 1024,
     parameter integer LOOP_DEPTH  = 4,
     parameter [31:0]  FORMATS     = 32'h1,   // carried `in` dtypes (spu_decoder: trap FORMAT)
+    parameter integer VECTOR      = 0,       // 1: the vector unit's opcodes decode (spu_vector_unit)
     parameter integer AW          = $clog2(SPAD_BYTES),
     parameter integer UAW         = $clog2(UCODE_WORDS),
     parameter integer OFF_P       = $clog2(WORD_BYTES)
@@ -99,13 +100,26 @@ module spu_sequencer #(
     output wire           bias_re_o,      // bias: read word bias_addr_o for the bias registers
     output wire [AW-OFF_P-1:0] bias_addr_o,
     output wire [3:0]     bias_idx_o,     // which word of the bias (0..)
+    input  wire           drain_quiet_i,  // the drain unit writes nothing now or later (vector start)
     input  wire [15:0]    drain_cycles_i,
     output wire [3:0]     cfg_in_o,
     output wire [3:0]     cfg_out_o,
     output wire [4:0]     cfg_shift_o,
     output wire [1:0]     cfg_round_o,
     output wire           cfg_relu_o,
-    output wire           cfg_ovf_o
+    output wire           cfg_ovf_o,
+    // vector unit (spu_vector_unit): VL / strides writes, start, its verdicts
+    output wire           vlen_we_o,
+    output wire           vstride_we_o,
+    output wire           vec_start_o,
+    output wire [5:0]     vec_op_o,
+    output wire [31:0]    vec_ra_o,
+    output wire [31:0]    vec_rb_o,
+    output wire [31:0]    vec_rc_o,
+    input  wire           vec_mis_i,
+    input  wire           vec_busy_i,
+    input  wire           vec_done_i,
+    input  wire           vec_bad_i
 );
 `include "spu_isa.vh"
     localparam integer OFF = $clog2(WORD_BYTES);
@@ -141,7 +155,7 @@ module spu_sequencer #(
     wire [3:0]  fa, fb, fc;
     wire [31:0] imm18s, imm18u, imm22s, imm22u;
     wire        illegal_f, fmt_f;
-    spu_decoder #(.FORMATS(FORMATS)) u_dec (
+    spu_decoder #(.FORMATS(FORMATS), .VECTOR(VECTOR)) u_dec (
         .insn_i(ucode_rdata_i), .op_o(op_f), .ra_o(fa), .rb_o(fb), .rc_o(fc),
         .imm18s_o(imm18s), .imm18u_o(imm18u), .imm22s_o(imm22s), .imm22u_o(imm22u),
         .illegal_o(illegal_f), .fmt_o(fmt_f)
@@ -156,8 +170,9 @@ module spu_sequencer #(
     reg         wr_imm, wr_alu, wr_shl, wr_mul, wr_cnt; // ... and for the register write
     reg         alu_imm, alu_sub;
     reg         is_halt, is_mm, is_st, is_dw;           // ... and for the traps and waits
-    reg         is_zacc, is_idw;                        // is_dw: halt/sync; is_idw: cfg/stride
+    reg         is_zacc, is_idw;                        // is_dw: halt/sync/vector; is_idw: cfg/stride
     reg         is_bias;
+    reg         is_vs;                                  // a streaming vector instruction
     // ---- fetch checks --------------------------------------------------------------
     wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
     // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
@@ -192,7 +207,9 @@ module spu_sequencer #(
             is_halt <= (op_f == OP_HALT);
             is_mm   <= (op_f == OP_MM);
             is_st   <= (op_f == OP_ST);
-            is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC);
+            is_vs   <= (op_f >= OP_VADD) && (op_f <= OP_VLUTLD);
+            is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC) ||
+                       ((op_f >= OP_VADD) && (op_f <= OP_VLUTLD));   // vector: waits as sync
             is_zacc <= (op_f == OP_ZACC);
             is_idw  <= (op_f == OP_CFG) || (op_f == OP_STRIDE);
             is_bias <= (op_f == OP_BIAS);
@@ -377,8 +394,10 @@ module spu_sequencer #(
     // mm/st/zacc wait for a free queue entry (an mm with K = 0 too, though it
     // queues nothing: timing, no regfile compare on the wait path)
     wire is_tq      = is_st || is_zacc || is_mm;
+    // a vector instruction also waits for the drain's last write to land
+    // (its word reads follow at once; docs/isa.md "Vector unit")
     wire drain_wait = (is_dw && !(tu_idle_i && drain_free_i)) || (is_idw && !tu_idle_i) ||
-                      (is_tq && !tu_accept_i) || (is_bias_c && !bias_idle);
+                      (is_tq && !tu_accept_i) || (is_bias_c && !bias_idle) || (is_vs && !drain_quiet_i);
     wire bias_trap  = is_bias_c && (bias_mis || bias_bad);
     assign bias_rd  = exec && !illegal && is_bias_c && !bias_trap && bias_idle && (bn_q != bias_nw);
     always @(posedge clk_i)
@@ -388,7 +407,11 @@ module spu_sequencer #(
     assign bias_addr_o = ra[AW-1:OFF] + {{(AW-OFF-4){1'b0}}, bn_q};
     assign bias_idx_o  = bn_q;
     wire mul_wait   = wr_mul && !mul_last;
-    wire stays      = drain_wait || mul_wait || bias_rd;   // EXEC again next cycle (if no trap)
+    // a vector instruction starts the unit in its first EXEC cycle with the
+    // tensor unit idle and the drain done, and stays until the unit is done
+    wire vec_wait   = is_vs && !vec_done_i;
+    wire stays      = drain_wait || mul_wait || bias_rd || vec_wait;   // EXEC again next cycle (if no trap)
+    wire vec_start  = ok && is_vs && !drain_wait && !vec_busy_i && !vec_mis_i;
     wire do_mm      = ok && is_mm && !k_zero && !mm_mis && tu_accept_i && !mm_kill;
     wire do_st      = ok && is_st && !st_mis && !st_bad && tu_accept_i && !mm_kill;
     wire do_zacc    = ok && is_zacc && tu_accept_i && !mm_kill;
@@ -425,11 +448,13 @@ module spu_sequencer #(
     wire loop_trap = is_loop && !ra_zero && ls_full;
     wire mm_trap   = is_mm && !k_zero && mm_mis;
     wire st_trap   = is_st && (st_mis || st_bad);
+    wire vec_trap  = is_vs && (vec_mis_i || vec_bad_i);
     always @* begin
-        ex_trap  = illegal || loop_ill || loop_trap || mm_trap || st_trap || bias_trap;
+        ex_trap  = illegal || loop_ill || loop_trap || mm_trap || st_trap || bias_trap || vec_trap;
         ex_cause = f_trap_q ? (f_wd_q ? TRAP_WATCHDOG : TRAP_PC_RANGE) :
                    f_fmt_q ? TRAP_FORMAT :
                    (illegal || loop_ill) ? TRAP_ILLEGAL : is_loop ? TRAP_LOOP_STACK :
+                   is_vs ? (vec_mis_i ? TRAP_MISALIGNED : TRAP_SPAD_RANGE) :
                    (is_mm || (is_st && st_mis) || (is_bias_c && bias_mis)) ? TRAP_MISALIGNED : TRAP_SPAD_RANGE;
         ex_halt  = is_halt;                 // (used with ex_done: not illegal)
         ex_wait = exec && !ex_trap && stays;
@@ -456,7 +481,7 @@ module spu_sequencer #(
         ev_cycles_o      = 2'd0;
         ev_instret_o     = 1'b0;
         ev_stall_drain_o = 1'b0;
-        if (ex_wait) ev_stall_drain_o = !mul_wait && !bias_rd && !mm_kill;
+        if (ex_wait) ev_stall_drain_o = drain_wait && !mm_kill;   // not mul's, bias reads' or the vector unit's cycles
         if (f_wait) ev_stall_drain_o = !mm_kill;
         if (ex_done && !mm_kill) ev_instret_o = 1'b1;
         // CYCLES: every EXEC cycle adds 1, the first one also its FETCH's
@@ -605,5 +630,12 @@ module spu_sequencer #(
     assign cfg_round_o   = round_q;
     assign cfg_relu_o    = relu_q;
     assign cfg_ovf_o     = ovf_q;
+    assign vlen_we_o     = advance && !mm_kill && (op == OP_VLEN);
+    assign vstride_we_o  = advance && !mm_kill && (op == OP_VSTRIDE);
+    assign vec_start_o   = vec_start;
+    assign vec_op_o      = op;
+    assign vec_ra_o      = ra;
+    assign vec_rb_o      = rb;
+    assign vec_rc_o      = rc;
 endmodule
 `default_nettype wire

@@ -36,7 +36,8 @@ module spu_cmd_engine #(
     parameter [31:0]  RTL_VERSION = 32'h00000100, // 0.1.0 as major<<16|minor<<8|patch
     parameter [31:0]  CLOCK_HZ    = 32'd12000000,
     parameter integer CNT_WIDTH   = 64,           // counter bits the core keeps (32..64)
-    parameter [31:0]  LINK_BAUD   = 32'd0         // UART rate for INFO (0: no UART PHY)
+    parameter [31:0]  LINK_BAUD   = 32'd0,        // UART rate for INFO (0: no UART PHY)
+    parameter [31:0]  FEATURES    = 32'd0         // INFO features (bit 0: the vector unit)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -89,7 +90,7 @@ module spu_cmd_engine #(
     endfunction
 
     localparam integer WORD_BYTES = (ROWS > COLS) ? ROWS : COLS;
-    localparam integer INFO_BYTES = 52;
+    localparam integer INFO_BYTES = 56;
     localparam integer SAW = clog2(SPAD_BYTES);     // scratchpad address bits
     localparam integer UAW = clog2(UCODE_WORDS);    // microcode address bits
     localparam integer BAW = clog2(LINK_MAX_PAYLOAD); // ring buffer address bits
@@ -330,8 +331,8 @@ module spu_cmd_engine #(
     // ------------------------------------------------------------------
     // command sequencing
     // ------------------------------------------------------------------
-    wire [415:0] info_vec = {
-        LINK_BAUD, P_LANES, P_LOOP, CLOCK_HZ, RTL_VERSION, SPU_ISA_HASH, FORMATS,
+    wire [447:0] info_vec = {
+        FEATURES, LINK_BAUD, P_LANES, P_LOOP, CLOCK_HZ, RTL_VERSION, SPU_ISA_HASH, FORMATS,
         P_UCODE, P_BANKS, P_SPAD, P_WORD, P_COLS, P_ROWS};
 
     reg [2:0]    status_q;

@@ -1,0 +1,257 @@
+// spu_vector_unit -- the vector unit (docs/isa.md "Vector unit", docs/rtl.md):
+// WORD_BYTES int8 lanes over scratchpad words, for the ops between GEMMs
+// (residual add, scaling, ReLU / max-pool, row max / sum, 256-entry lookup
+// tables for exp, GELU, reciprocal, rsqrt and format conversion).
+//
+// Drive: the sequencer writes VL (vlen_we_i, ra_i) and the strides
+// (vstride_we_i: dst = ra_i, src1 = rb_i, src2 = rc_i) in an EXEC cycle, and
+// starts a streaming instruction with a one-cycle start_i (op_i, ra_i / rb_i
+// / rc_i = the register values) once the tensor unit is idle and the drain
+// done: the unit then owns the scratchpad's two read ports and its write
+// port. mis_o (combinational, for the EXEC that would start) says the
+// instruction is misaligned. Cycle s = start: the unit latches; one word
+// step per cycle from s+1 (two cycles when both sources of a binary op are
+// in the same bank: port A reads src1 in the first, port B src2 in the
+// second, src1's word is held); each word is written the cycle after its
+// step. done_o is high in the cycle after the last step (the last write),
+// so the instruction's EXEC lasts 2 + steps cycles after any wait. bad_o:
+// the word step about to issue lies outside the scratchpad; the unit stops
+// (words before it have been written) and the sequencer traps SPAD_RANGE.
+// busy_o / stall_o are the VEC_BUSY / VEC_STALL counter events.
+// clear_i (RUN) resets VL, the strides and the lookup table.
+// Reset: synchronous, active-high.
+`default_nettype none
+module spu_vector_unit #(
+    parameter integer WORD_BYTES = 8,
+    parameter integer SPAD_BYTES = 262144,
+    parameter integer SPAD_BANKS = 4,
+    parameter integer AW         = $clog2(SPAD_BYTES),
+    parameter integer WA         = AW - $clog2(WORD_BYTES)
+) (
+    input  wire                    clk_i,
+    input  wire                    rst_i,
+    input  wire                    clear_i,
+    input  wire                    vlen_we_i,
+    input  wire                    vstride_we_i,
+    input  wire                    start_i,
+    input  wire [5:0]              op_i,
+    input  wire [31:0]             ra_i,
+    input  wire [31:0]             rb_i,
+    input  wire [31:0]             rc_i,
+    input  wire [4:0]              shift_i,     // cfg shift / round / relu (vmul)
+    input  wire [1:0]              round_i,
+    input  wire                    relu_i,
+    output wire                    mis_o,
+    output wire                    busy_o,
+    output wire                    done_o,
+    output wire                    bad_o,
+    output wire                    stall_o,
+    // scratchpad ports (word addresses)
+    output wire                    a_re_o,
+    output wire [WA-1:0]           a_addr_o,
+    input  wire [WORD_BYTES*8-1:0] a_rdata_i,
+    output wire                    b_re_o,
+    output wire [WA-1:0]           b_addr_o,
+    input  wire [WORD_BYTES*8-1:0] b_rdata_i,
+    output wire                    we_o,
+    output wire [WA-1:0]           waddr_o,
+    output reg  [WORD_BYTES*8-1:0] wdata_o
+);
+`include "spu_isa.vh"
+    localparam integer OFF  = $clog2(WORD_BYTES);
+    localparam integer DW   = WORD_BYTES * 8;
+    localparam integer BKW  = $clog2(SPAD_BANKS);
+    localparam integer PW   = 34;                       // byte address accumulators: no wrap
+    localparam integer LUTW = (256 + WORD_BYTES - 1) / WORD_BYTES;   // words of a table
+    localparam [31:0]  WB32 = WORD_BYTES;
+    localparam [31:0]  LW32 = LUTW;
+    localparam integer SUMW = (DW < 32) ? DW : 32;      // bytes of the sum a word holds
+
+    // ---- architectural state: VL, strides, table ----------------------------------------
+    reg [31:0]   vl_q, sd_q, s1_q, s2_q;
+    reg [2047:0] lut_q;
+
+    // ---- the instruction in flight ---------------------------------------------------------
+    reg          run_q, half_q, first_q, wv_q, whold_q;
+    reg  [5:0]   opq;
+    reg  [31:0]  n_q;                                   // word steps left
+    reg  [PW-1:0] pd_q, p1_q, p2_q;                     // byte addresses of the next step
+    reg  [31:0]  s1e_q;                                 // src1 stride (vlutld: a word)
+    reg  [WA-1:0] wd_q;                                 // word written by the write stage
+    reg  [DW-1:0] hold_q;                               // src1 of a same-bank step
+    reg  [7:0]   rmax_q;
+    reg  [31:0]  rsum_q;
+    reg  [7:0]   widx_q;                                // table word being loaded
+
+    wire bin_i  = (op_i == OP_VADD) || (op_i == OP_VSUB) || (op_i == OP_VMUL) || (op_i == OP_VMAX);
+    wire red_i  = (op_i == OP_VRMAX) || (op_i == OP_VRSUM);
+    wire ld_i   = (op_i == OP_VLUTLD);
+    wire lo_a   = ra_i[OFF-1:0] != 0, lo_b = rb_i[OFF-1:0] != 0, lo_c = rc_i[OFF-1:0] != 0;
+    wire lo_sd  = sd_q[OFF-1:0] != 0, lo_s1 = s1_q[OFF-1:0] != 0, lo_s2 = s2_q[OFF-1:0] != 0;
+    assign mis_o = ld_i ? lo_a
+                        : (vl_q != 32'd0) && (lo_a || lo_b || lo_s1 || (!red_i && lo_sd) ||
+                                               (bin_i && (lo_c || lo_s2)));
+
+    wire binary = (opq == OP_VADD) || (opq == OP_VSUB) || (opq == OP_VMUL) || (opq == OP_VMAX);
+    wire reduce = (opq == OP_VRMAX) || (opq == OP_VRSUM);
+    wire lutld  = (opq == OP_VLUTLD);
+
+    // ---- issue stage ----------------------------------------------------------------------
+    // the word at byte address p lies beyond the scratchpad (p is aligned)
+    wire p1_out = (p1_q[PW-1:AW] != {(PW-AW){1'b0}});
+    wire p2_out = (p2_q[PW-1:AW] != {(PW-AW){1'b0}});
+    wire pd_out = (pd_q[PW-1:AW] != {(PW-AW){1'b0}});
+    wire issue    = run_q && (n_q != 32'd0);
+    wire conflict = binary && (p1_q[AW-1 -: BKW] == p2_q[AW-1 -: BKW]);
+    wire bad_now  = issue && !half_q &&
+                    (p1_out || (binary && p2_out) ||
+                     (reduce ? (first_q && pd_out) : (!lutld && pd_out)));
+    wire step_a   = issue && !bad_now && !half_q;               // port A reads src1
+    wire step_b   = issue && !bad_now && binary && (!conflict || half_q);   // port B reads src2
+    wire advance  = issue && !bad_now && (!conflict || half_q);
+
+    assign a_re_o   = step_a;
+    assign a_addr_o = p1_q[AW-1:OFF];
+    assign b_re_o   = step_b;
+    assign b_addr_o = p2_q[AW-1:OFF];
+    assign busy_o   = run_q;
+    assign done_o   = run_q && (n_q == 32'd0);
+    assign bad_o    = bad_now;
+    assign stall_o  = issue && !bad_now && conflict && !half_q;
+
+    // ---- write stage: the lanes ---------------------------------------------------------------
+    // A step's first read is in the cycle the step before writes: a word read
+    // there that is the word being written takes the written data (the RAM
+    // would return the old word), so overlapping operands behave as if the
+    // steps ran one after another, as the model runs them (docs/isa.md)
+    reg           fa_q, fb_q;
+    reg  [DW-1:0] fwd_q;
+    wire [DW-1:0] a_data = fa_q ? fwd_q : a_rdata_i;
+    wire [DW-1:0] b_data = fb_q ? fwd_q : b_rdata_i;
+    wire [DW-1:0] av = whold_q ? hold_q : a_data;
+    wire [DW-1:0] bv = b_data;
+    wire [DW-1:0] mq;                                    // vmul: requantized products
+    genvar g;
+    generate
+        for (g = 0; g < WORD_BYTES; g = g + 1) begin : g_mul
+            wire signed [15:0] prod = $signed(av[g*8 +: 8]) * $signed(bv[g*8 +: 8]);
+            spu_requant u_rq (.acc_i({{16{prod[15]}}, prod}), .shift_i(shift_i), .round_i(round_i),
+                              .relu_i(relu_i), .q_o(mq[g*8 +: 8]));
+        end
+    endgenerate
+
+    reg [DW-1:0] ew;                         // elementwise / lookup result
+    reg [7:0]    rmax_d;
+    reg [31:0]   rsum_d;
+    reg signed [8:0] t9;
+    reg signed [7:0] x, y;
+    integer j;
+    always @* begin
+        ew     = {DW{1'b0}};
+        rmax_d = rmax_q;
+        rsum_d = rsum_q;
+        t9     = 9'sd0;
+        for (j = 0; j < WORD_BYTES; j = j + 1) begin
+            x = av[j*8 +: 8];
+            y = bv[j*8 +: 8];
+            case (opq)
+                OP_VADD: begin
+                    t9 = {x[7], x} + {y[7], y};
+                    ew[j*8 +: 8] = (t9 > 9'sd127) ? 8'h7F : (t9 < -9'sd128) ? 8'h80 : t9[7:0];
+                end
+                OP_VSUB: begin
+                    t9 = {x[7], x} - {y[7], y};
+                    ew[j*8 +: 8] = (t9 > 9'sd127) ? 8'h7F : (t9 < -9'sd128) ? 8'h80 : t9[7:0];
+                end
+                OP_VMUL: ew[j*8 +: 8] = mq[j*8 +: 8];
+                OP_VMAX: ew[j*8 +: 8] = (x > y) ? x : y;
+                OP_VLUT: ew[j*8 +: 8] = lut_q[{av[j*8 +: 8], 3'b000} +: 8];
+                default: ;
+            endcase
+            if ($signed(x) > $signed(rmax_d)) rmax_d = x;
+            rsum_d = rsum_d + {{24{x[7]}}, x};
+        end
+    end
+
+    always @* begin
+        wdata_o = ew;
+        if (reduce) begin
+            wdata_o = {DW{1'b0}};
+            if (opq == OP_VRMAX) wdata_o = {WORD_BYTES{rmax_d}};
+            else wdata_o[SUMW-1:0] = rsum_d[SUMW-1:0];
+        end
+    end
+    assign we_o    = wv_q && !lutld && (!reduce || (n_q == 32'd0));
+    assign waddr_o = wd_q;
+
+    always @(posedge clk_i) begin
+        if (rst_i || clear_i) begin
+            fa_q <= 1'b0;
+            fb_q <= 1'b0;
+        end else begin
+            fa_q <= step_a && we_o && (a_addr_o == waddr_o);
+            fb_q <= step_b && we_o && (b_addr_o == waddr_o);
+        end
+        fwd_q <= wdata_o;
+    end
+
+    // ---- state ----------------------------------------------------------------------------------
+    always @(posedge clk_i) begin
+        if (rst_i || clear_i) begin
+            vl_q  <= 32'd0;
+            sd_q  <= WB32; s1_q <= WB32; s2_q <= WB32;
+            lut_q <= 2048'd0;
+        end else begin
+            if (vlen_we_i) vl_q <= ra_i;
+            if (vstride_we_i) begin
+                sd_q <= ra_i; s1_q <= rb_i; s2_q <= rc_i;
+            end
+            if (wv_q && lutld) lut_q[{widx_q, 3'b000} * WORD_BYTES +: DW] <= av;
+        end
+    end
+
+    always @(posedge clk_i) begin
+        if (rst_i || clear_i) begin
+            run_q <= 1'b0; half_q <= 1'b0; wv_q <= 1'b0; whold_q <= 1'b0; first_q <= 1'b0;
+            n_q <= 32'd0;
+        end else if (start_i) begin
+            run_q   <= 1'b1;
+            opq     <= op_i;
+            n_q     <= ld_i ? LW32 : vl_q;
+            pd_q    <= {2'b00, ra_i};
+            p1_q    <= {2'b00, ld_i ? ra_i : rb_i};
+            p2_q    <= {2'b00, rc_i};
+            s1e_q   <= ld_i ? WB32 : s1_q;
+            half_q  <= 1'b0;
+            first_q <= 1'b1;
+            wv_q    <= 1'b0;
+            whold_q <= 1'b0;
+            rmax_q  <= 8'h80;
+            rsum_q  <= 32'd0;
+            widx_q  <= 8'd0;
+        end else begin
+            if (done_o || bad_now) run_q <= 1'b0;
+            if (half_q) hold_q <= a_data;                      // src1 of the same-bank step
+            if (issue && !bad_now && conflict && !half_q) half_q <= 1'b1;
+            if (advance) begin
+                half_q  <= 1'b0;
+                first_q <= 1'b0;
+                n_q     <= n_q - 32'd1;
+                pd_q    <= reduce ? pd_q : pd_q + {2'b00, sd_q};   // a reduction writes one word
+                p1_q    <= p1_q + {2'b00, s1e_q};
+                p2_q    <= p2_q + {2'b00, s2_q};
+                wd_q    <= pd_q[AW-1:OFF];
+                whold_q <= conflict;
+            end
+            wv_q <= advance;
+            if (wv_q && reduce) begin
+                rmax_q <= rmax_d;
+                rsum_q <= rsum_d;
+            end
+            if (wv_q && lutld) widx_q <= widx_q + 8'd1;
+        end
+    end
+
+    wire unused_lo = &{1'b0, pd_q[OFF-1:0], p1_q[OFF-1:0], p2_q[OFF-1:0]};
+endmodule
+`default_nettype wire
