@@ -374,3 +374,45 @@ TEST_F(GraphErrors, WeightDtypeAndNaN)
     EXPECT_EQ(load(graph("[6]", dense("", "wn.npy"))), SPU_EFORMAT);
     EXPECT_NE(std::string(err).find("NaN"), std::string::npos) << err;
 }
+
+// a relu that no GEMM feeds (it reads the graph input) and only dense nodes
+// read: on a device with the vector unit it runs there, on the int8 codes the
+// dense would quantize (docs/runtime.md); the logits are those of the same
+// run without the unit, bit for bit, and the host no longer names the relu
+TEST(Graph, VectorReluOnUnfusedRelu)
+{
+    const size_t K = 24, N = 7, B = 3;
+    Dir d{"rt_graph"};
+    auto w = rnd(N * K, -0.5, 0.5, 21), b = rnd(N, -0.2, 0.2, 22), x = rnd(B * K, -1, 1, 23);
+    d.npy("w.npy", { N, K }, w);
+    d.npy("b.npy", { N }, b);
+    d.text("g.json", graph("[24]",
+        "{\"op\": \"relu\", \"name\": \"r\", \"inputs\": [\"x\"], \"output\": \"h\"},"
+        "{\"op\": \"dense\", \"name\": \"fc\", \"inputs\": [\"h\"], \"output\": \"y\", "
+        "\"weight\": \"w.npy\", \"bias\": \"b.npy\", \"in_scale\": 0.007874015718698502}"));
+    Net n;
+    char err[512] = "";
+    ASSERT_EQ(spu_net_load(&n.net, d.path("g.json").c_str(), err, sizeof err), 0) << err;
+    const size_t hv = spu_net_host_ops_on(n.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, nullptr, 0);
+    const size_t hh = spu_net_host_ops_on(n.net, SPU_NET_INT8, 0, nullptr, 0);
+    std::vector<const char *> names(hv);
+    spu_net_host_ops_on(n.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, names.data(), hv);
+    for (const char *s : names)
+        EXPECT_EQ(strstr(s, "r:relu"), nullptr) << s;
+    EXPECT_LT(hv, hh);
+    spu_device *vec = nullptr, *novec = nullptr;
+    ASSERT_EQ(spu_open(&vec, "model"), 0);
+    ASSERT_EQ(spu_open(&novec, "model?vector=0"), 0);
+    std::vector<float> yv(B * N), yh(B * N);
+    spu_net_stats sv, sh;
+    ASSERT_EQ(spu_net_stats_init(&sv, n.net), 0);
+    ASSERT_EQ(spu_net_stats_init(&sh, n.net), 0);
+    ASSERT_EQ(spu_net_run_int8(n.net, vec, x.data(), B, yv.data(), &sv), 0);
+    ASSERT_EQ(spu_net_run_int8(n.net, novec, x.data(), B, yh.data(), &sh), 0);
+    EXPECT_EQ(0, memcmp(yv.data(), yh.data(), yv.size() * sizeof(float)));
+    EXPECT_GT(sv.cycles, sh.cycles);   // the vector unit's cycles are device cycles
+    spu_net_stats_free(&sv);
+    spu_net_stats_free(&sh);
+    spu_close(vec);
+    spu_close(novec);
+}
