@@ -136,7 +136,7 @@ module spu_sequencer #(
     // ---- architectural state ---------------------------------------------------
     reg [1:0]  ph_q, status_q;
     reg [7:0]  trap_q;
-    reg [31:0] pc_q, wd_q;
+    reg [31:0] pc_q;
     // strides kept in SW = AW+2 bits: a stride of 2^(AW+1) or more (out of
     // range times any n >= 1) is kept as its low bits plus a "big" top bit --
     // the same verdicts of st's check and mm's per-step check (mm_over_o),
@@ -174,7 +174,16 @@ module spu_sequencer #(
     reg         is_bias;
     reg         is_vs;                                  // a streaming vector instruction
     // ---- fetch checks --------------------------------------------------------------
-    wire wd_hit = (wd_q != 32'd0) && ((cycles_i[63:32] != 32'd0) || (cycles_i[31:0] >= wd_q));
+    // The watchdog: CYCLES >= wd, kept as a down-counter of what is left
+    // (wd_rem_q = wd - 1 - CYCLES, 33 bits, stopped once negative), which
+    // follows CYCLES' own increments (ev_cycles_o; both clear at RUN), so the
+    // verdict is one flip-flop, its sign (timing: no 32-bit compare of CYCLES
+    // in front of a `cnt`'s FETCH wait and the counter events -- the UP5K's
+    // critical path at 93e0fd2)
+    reg  [32:0] wd_rem_q;
+    reg         wd_on_q;
+    wire        wd_hit = wd_on_q && wd_rem_q[32];
+    wire        unused_cycles = ^cycles_i;
     // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
     wire pc_bad = ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) ? (pc_q[31:UAW] != {(32-UAW){1'b0}})
                                                            : (pc_q >= UW32);
@@ -494,13 +503,22 @@ module spu_sequencer #(
     end
 
 
+    always @(posedge clk_i) begin
+        if (rst_i)
+            wd_rem_q <= {33{1'b1}};
+        else if (run_i && !stop_i)
+            wd_rem_q <= {1'b0, run_watchdog_i} - 33'd1;
+        else if (!wd_rem_q[32])
+            wd_rem_q <= wd_rem_q - {31'd0, ev_cycles_o};
+    end
+
     // ---- state update --------------------------------------------------------------
     always @(posedge clk_i) begin
         if (rst_i) begin
             ph_q     <= P_OFF;
             status_q <= STATE_IDLE;
             trap_q   <= TRAP_NONE;
-            wd_q     <= 32'd0;
+            wd_on_q  <= 1'b0;
             sa_q <= stride_keep(WB32); sb_q <= stride_keep(WB32); sc_q <= stride_keep(SC32);
             cin_q   <= CFG_IN_DEFAULT[3:0];
             cout_q  <= CFG_OUT_DEFAULT[3:0];
@@ -515,7 +533,7 @@ module spu_sequencer #(
             ph_q     <= P_FETCH;
             status_q <= STATE_RUNNING;
             trap_q   <= TRAP_NONE;
-            wd_q     <= run_watchdog_i;
+            wd_on_q  <= (run_watchdog_i != 32'd0);
             sa_q <= stride_keep(WB32); sb_q <= stride_keep(WB32); sc_q <= stride_keep(SC32);
             cin_q   <= CFG_IN_DEFAULT[3:0];
             cout_q  <= CFG_OUT_DEFAULT[3:0];
