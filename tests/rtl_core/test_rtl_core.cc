@@ -222,7 +222,7 @@ TEST_P(RtlCore, TrapIllegal)
         NOP() | 1u,                                          // reserved bit
         ST(1) | (1u << 18),                                  // reserved field of R format
         enc(SPU_OP_CFG, 0, 0, 0, 0x10) | 1u,                 // cfg in = 1 (int32 input)
-        enc(SPU_OP_CFG, 0, 0, 0, 0x20),                      // cfg out = 2
+        enc(SPU_OP_CFG, 0, 0, 0, 0x70),                      // cfg out = 7 (reserved)
         enc(SPU_OP_CFG, 0, 0, 0, 3 << 13),                   // round = 3
         enc(SPU_OP_CFG, 0, 0, 0, 0) | (1u << 17),            // cfg reserved bits (16 is ovf)
         (uint32_t)SPU_OP_LUI << 26 | (1u << 16),             // lui imm22[21:16]

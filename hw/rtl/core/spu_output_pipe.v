@@ -53,9 +53,12 @@ module spu_output_pipe #(
     wire [ACC_W-1:0] val     = zero ? {ACC_W{1'b0}} : sum;
     wire             inf_v = isinf && !zero;
 
+    // int8: the requantizer applies the relu itself, after its rounding
+    // (equal to relu first: a negative sum rounds to <= 0), so relu_i is not
+    // in front of its shifter (timing: the boards' critical path)
     wire [7:0] q8;
     spu_requant u_rq (
-        .acc_i(val[31:0]), .shift_i(shift_i), .round_i(round_i), .relu_i(1'b0), .q_o(q8)
+        .acc_i(sum[31:0]), .shift_i(shift_i), .round_i(round_i), .relu_i(relu_i), .q_o(q8)
     );
 
     generate
