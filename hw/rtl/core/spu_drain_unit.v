@@ -178,8 +178,8 @@ module spu_drain_unit #(
 
     // per tile: capture (the wave) or shift (writing); never both (an st's
     // token launches only when at most two writes are left, free_o)
-    // (the capture loop only in a wave's cycles: simulation speed)
-    wire [NBITS-1:0] shifted = {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
+    // (the capture loop only in a wave's cycles, the shift written in its
+    // branch, not as a wire: a Verilated model computes a wire every clock)
     wire             shift   = writing && grp_done;
     wire             cap_any = |cap_i;
     integer t;
@@ -190,7 +190,7 @@ module spu_drain_unit #(
                 if (cap_i[t])
                     shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*ACC_W +: ACC_W];
         end else if (shift) begin
-            shadow_q <= shifted;
+            shadow_q <= {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
         end
     end
 
@@ -200,7 +200,6 @@ module spu_drain_unit #(
     generate
         if (HAS_FP != 0) begin : g_flags
             reg [ROWS*COLS*4-1:0] fshadow_q;
-            wire [ROWS*COLS*4-1:0] fshifted = {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
             integer ft;
             always @(posedge clk_i)
                 if (cap_any) begin
@@ -208,7 +207,7 @@ module spu_drain_unit #(
                         if (cap_i[ft])
                             fshadow_q[ft*4 +: 4] <= flags_i[ft*4 +: 4];
                 end else if (shift) begin
-                    fshadow_q <= fshifted;
+                    fshadow_q <= {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
                 end
             assign frontf = fshadow_q[LANES*4-1:0];
         end else begin : g_no_flags
