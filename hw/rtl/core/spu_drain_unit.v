@@ -468,8 +468,6 @@ module spu_drain_unit #(
     always @(posedge clk_i) begin
         if (rst_i) we_q <= 1'b0;
         else       we_q <= writing;
-        waddr_q <= row_q + woff;
-        wbe_q   <= wbe;
     end
     generate
         if (HAS_FP != 0) begin : g_wd_fn
@@ -502,12 +500,40 @@ module spu_drain_unit #(
                     end
                 end
             endfunction
+            // the byte enables and the word of the row, as be_k / wo_k above
+            function [WB-1:0] fn_be(input [31:0] gr, input [1:0] sz);
+                integer gbk, b;
+                begin
+                    gbk = LANES * (sz[1] ? 4 : sz[0] ? 2 : 1);
+                    for (b = 0; b < WB; b = b + 1)
+                        fn_be[b] = (gbk >= WB) || ((b / gbk) == (gr % (WB / gbk)));
+                end
+            endfunction
+            // (group bytes and words are powers of two: log2(LANES * S / WB))
+            localparam integer LLOG = $clog2(LANES);
+            function [AW-OFF-1:0] fn_woff(input [GW-1:0] gr, input [CHW-1:0] ch, input [1:0] sz);
+                reg [AW-OFF-1:0] gv, cv;
+                integer lg;
+                begin
+                    gv = {{(AW-OFF-GW){1'b0}}, gr};
+                    cv = {{(AW-OFF-CHW){1'b0}}, ch};
+                    lg = LLOG + (sz[1] ? 2 : sz[0] ? 1 : 0) - OFF;
+                    fn_woff = (lg >= 0) ? (gv << lg) + cv : gv >> (0 - lg);
+                end
+            endfunction
             always @(posedge clk_i)
-                if (writing)
+                if (writing) begin
                     wdata_q <= fn_word(frontw, frontf, bias_all, b8_all, grp32, chunk32, sz_q);
-            wire unused_wd = &{1'b0, wdata, el};
+                    wbe_q   <= fn_be(grp32, sz_q);
+                    waddr_q <= row_q + fn_woff(grp_q, chunk_q, sz_q);
+                end
+            wire unused_wd = &{1'b0, wdata, el, wbe, woff};
         end else begin : g_wd
-            always @(posedge clk_i) wdata_q <= wdata;
+            always @(posedge clk_i) begin
+                waddr_q <= row_q + woff;
+                wbe_q   <= wbe;
+                wdata_q <= wdata;
+            end
         end
     endgenerate
     assign wdata_o = wdata_q;
