@@ -479,7 +479,7 @@ module spu_drain_unit #(
                                         input [31:0] ch, input [1:0] sz);
                 reg [LANES*32-1:0] elv;
                 reg [63:0]         b64;
-                integer l, sk, gbk, b, j;
+                integer l, zk, b, j;
                 begin
                     for (l = 0; l < LANES; l = l + 1) begin
                         b64 = ba[(gr * LANES + l) * BW +: BW];
@@ -488,25 +488,30 @@ module spu_drain_unit #(
                             {{(ACC_W-64){b64[63]}}, b64}, fpin_q, out_q, relu_q, ovf_q,
                             shift_q, round_q);
                     end
-                    sk  = sz[1] ? 4 : sz[0] ? 2 : 1;
-                    gbk = LANES * sk;
+                    // per element size 1 << zk: the sizes are constants in each
+                    // branch (no divider when synthesized)
                     fn_word = {WB*8{1'b0}};
-                    for (b = 0; b < WB; b = b + 1) begin
-                        if (gbk >= WB)
-                            j = ((ch * WB + b) < gbk) ? (ch * WB + b) : 0;
-                        else
-                            j = b % gbk;
-                        fn_word[b*8 +: 8] = elv[(j / sk) * 32 + (j % sk) * 8 +: 8];
-                    end
+                    for (zk = 0; zk < 3; zk = zk + 1)
+                        if ((sz[1] ? 2 : sz[0] ? 1 : 0) == zk)
+                            for (b = 0; b < WB; b = b + 1) begin
+                                if ((LANES << zk) >= WB)
+                                    j = ((ch * WB + b) < (LANES << zk)) ? (ch * WB + b) : 0;
+                                else
+                                    j = b % (LANES << zk);
+                                fn_word[b*8 +: 8] = elv[(j >> zk) * 32 + (j & ((1 << zk) - 1)) * 8 +: 8];
+                            end
                 end
             endfunction
             // the byte enables and the word of the row, as be_k / wo_k above
             function [WB-1:0] fn_be(input [31:0] gr, input [1:0] sz);
-                integer gbk, b;
+                integer zk, b;
                 begin
-                    gbk = LANES * (sz[1] ? 4 : sz[0] ? 2 : 1);
-                    for (b = 0; b < WB; b = b + 1)
-                        fn_be[b] = (gbk >= WB) || ((b / gbk) == (gr % (WB / gbk)));
+                    fn_be = {WB{1'b0}};
+                    for (zk = 0; zk < 3; zk = zk + 1)
+                        if ((sz[1] ? 2 : sz[0] ? 1 : 0) == zk)
+                            for (b = 0; b < WB; b = b + 1)
+                                fn_be[b] = ((LANES << zk) >= WB)
+                                        || ((b / (LANES << zk)) == (gr & ((WB / (LANES << zk)) - 1)));
                 end
             endfunction
             // (group bytes and words are powers of two: log2(LANES * S / WB))
