@@ -178,8 +178,8 @@ module spu_drain_unit #(
 
     // per tile: capture (the wave) or shift (writing); never both (an st's
     // token launches only when at most two writes are left, free_o)
-    // (the capture loop only in a wave's cycles: simulation speed)
-    wire [NBITS-1:0] shifted = {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
+    // (the capture loop only in a wave's cycles, the shift written in its
+    // branch, not as a wire: a Verilated model computes a wire every clock)
     wire             shift   = writing && grp_done;
     wire             cap_any = |cap_i;
     integer t;
@@ -190,7 +190,7 @@ module spu_drain_unit #(
                 if (cap_i[t])
                     shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*ACC_W +: ACC_W];
         end else if (shift) begin
-            shadow_q <= shifted;
+            shadow_q <= {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
         end
     end
 
@@ -200,7 +200,6 @@ module spu_drain_unit #(
     generate
         if (HAS_FP != 0) begin : g_flags
             reg [ROWS*COLS*4-1:0] fshadow_q;
-            wire [ROWS*COLS*4-1:0] fshifted = {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
             integer ft;
             always @(posedge clk_i)
                 if (cap_any) begin
@@ -208,7 +207,7 @@ module spu_drain_unit #(
                         if (cap_i[ft])
                             fshadow_q[ft*4 +: 4] <= flags_i[ft*4 +: 4];
                 end else if (shift) begin
-                    fshadow_q <= fshifted;
+                    fshadow_q <= {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
                 end
             assign frontf = fshadow_q[LANES*4-1:0];
         end else begin : g_no_flags
@@ -254,9 +253,151 @@ module spu_drain_unit #(
         end
     endgenerate
 
+    // ---- the float lanes as functions (HAS_FP builds: the 8x8 sim) -----------
+    // The same arithmetic as spu_output_pipe (HAS_FP = 1), written as functions
+    // so that the lanes are evaluated inside a clocked block behind `writing`:
+    // a Verilated model recomputes combinational logic on every clock whether
+    // or not its inputs changed, and 8 lanes of 80-bit conversions were most
+    // of the 8x8 sim's time (docs/sim.md "Speed"). Every nonzero finite sum
+    // here is a normal binary32 (2^-32 <= |sum * 2^LSB| < 2^80), so fx2f32's
+    // RNE reduces to rounding the normalized magnitude at 24 bits, and
+    // spu_cvt_f32 runs with round = RNE, rand = 0.
+    // requant: spu_requant with relu_i = 0
+    function [7:0] fn_requant(input [31:0] a, input [4:0] sh, input [1:0] rnd);
+        reg        ng, gg, st, ft, upq, fr;
+        reg [32:0] e;
+        reg [23:0] x4;
+        reg [15:0] x3;
+        reg [11:0] x2;
+        reg [9:0]  x1;
+        reg [8:0]  x0;
+        reg [7:0]  fl, sm;
+        begin
+            ng = a[31];
+            e  = {a, 1'b0};
+            x4 = sh[4] ? {{7{ng}}, e[32:16]} : e[23:0];
+            x3 = sh[3] ? x4[23:8] : x4[15:0];
+            x2 = sh[2] ? x3[15:4] : x3[11:0];
+            x1 = sh[1] ? x2[11:2] : x2[9:0];
+            x0 = sh[0] ? x1[9:1]  : x1[8:0];
+            fl = x0[8:1];
+            gg = x0[0];
+            st = (sh[4] && (a[14:0] != 15'd0)) || (sh[3] && (x4[7:0] != 8'd0)) ||
+                 (sh[2] && (x3[3:0] != 4'd0)) || (sh[1] && (x2[1:0] != 2'd0)) || (sh[0] && x1[0]);
+            ft = (sh[4] || (a[30:22] == {9{ng}})) && (sh[3] || (x4[22:15] == {8{ng}})) &&
+                 (sh[2] || (x3[14:11] == {4{ng}})) && (sh[1] || (x2[10:9] == {2{ng}})) &&
+                 (sh[0] || (x1[8] == ng));
+            case (rnd)
+                RND_RNE: upq = gg && (st || fl[0]);
+                RND_RTZ: upq = ng && (gg || st);
+                RND_RNA: upq = gg && (st || !ng);
+                default: upq = 1'b0;
+            endcase
+            sm = fl + {7'd0, upq};
+            fr = ft && !(upq && fl == 8'h7F);
+            fn_requant = fr ? sm : {!fr && ng, {7{!fr && !ng}}};
+        end
+    endfunction
+    // spu_cvt_f32 (E, M, SPEC) at round = RNE, rand = 0: the code in the low E+M+1 bits
+    function [31:0] fn_cvt(input [31:0] f, input integer E, input integer M,
+                           input integer SPEC, input ov);
+        integer bias, eminb, xw, maxc, infc, nanc, ee, d, fm1, sh, code, kept, res;
+        reg     s, isn, isi, rb, st, upc;
+        reg [23:0] sig;
+        begin
+            bias  = (1 << (E - 1)) - 1;
+            eminb = 128 - bias;
+            xw    = 47 - M;
+            maxc  = (SPEC == 2) ? ((((1 << E) - 1) << M) | ((1 << M) - 2))
+                                : ((((1 << E) - 2) << M) | ((1 << M) - 1));
+            infc  = (SPEC == 2) ? ((1 << (E + M)) - 1) : (((1 << E) - 1) << M);
+            nanc  = (SPEC == 2) ? ((1 << (E + M)) - 1)
+                                : ((((1 << E) - 1) << M) | (1 << (M - 1)) | (({9'd0, f[22:0]} >> (23 - M)) & ((1 << (M - 1)) - 1)));
+            s   = f[31];
+            isn = (&f[30:23]) & (|f[22:0]);
+            isi = (&f[30:23]) & ~(|f[22:0]);
+            sig = {|f[30:23], f[22:0]};
+            ee  = (f[30:23] == 8'd0) ? 1 : {24'd0, f[30:23]};
+            d   = (ee < eminb) ? (((eminb - ee) > xw) ? xw : (eminb - ee)) : 0;
+            fm1 = (ee > eminb) ? (ee - eminb) : 0;
+            sh  = 23 - M + d;             // sig >> sh: the kept bits (hidden on top)
+            if (sh >= 25) begin
+                kept = 0; rb = 1'b0; st = (sig != 24'd0);
+            end else begin
+                kept = {8'd0, sig} >> sh;
+                rb   = sig[sh - 1];
+                st   = ((sig & ((24'd1 << (sh - 1)) - 24'd1)) != 24'd0);
+            end
+            upc  = rb & (st | kept[0]);
+            code = (fm1 << M) + kept + (upc ? 1 : 0);
+            if (isn)             res = nanc;
+            else if (isi)        res = ov ? infc : maxc;
+            else if (code > maxc) res = ov ? infc : maxc;
+            else                 res = code;
+            fn_cvt = (s ? (32'd1 << (E + M)) : 32'd0) | res;
+        end
+    endfunction
+    // one lane: spu_output_pipe (HAS_FP = 1)
+    function [31:0] fn_lane(input [ACC_W-1:0] acc, input [3:0] fl, input [ACC_W-1:0] bi,
+                            input fpin, input [3:0] out, input relu, input ov,
+                            input [4:0] sh, input [1:0] rnd);
+        reg [ACC_W-1:0] sm, vl, mg, nm;
+        reg             wrp, nan_, inf_, isint, ng, zr, infv, stk, g24, s24;
+        reg [7:0]       lz;
+        reg [7:0]       bexp;
+        reg [22:0]      frac;
+        reg [31:0]      ro, f32;
+        integer         j;
+        begin
+            sm    = acc + bi;
+            wrp   = (acc[ACC_W-1] == bi[ACC_W-1]) && (sm[ACC_W-1] != acc[ACC_W-1]);
+            nan_  = fl[0] | fl[3] | (fl[1] & fl[2]) | wrp;
+            inf_  = !nan_ && (fl[1] | fl[2]);
+            isint = (out == DT_INT8) || (out == DT_INT32);
+            ng    = isint ? sm[31] : inf_ ? fl[2] : (!nan_ && sm[ACC_W-1]);
+            zr    = relu && ng;
+            vl    = zr ? {ACC_W{1'b0}} : sm;
+            infv  = inf_ && !zr;
+            if (out == DT_INT32)
+                fn_lane = vl[31:0];
+            else if (out == DT_INT8 || !((out == DT_F32) || (out == DT_BF16) || (out == DT_F16) ||
+                                         (out == DT_E4M3) || (out == DT_E5M2)))
+                fn_lane = {24'd0, fn_requant(vl[31:0], sh, rnd)};
+            else begin
+                mg = vl[ACC_W-1] ? (~vl + {{(ACC_W-1){1'b0}}, 1'b1}) : vl;
+                lz = 8'd0;
+                for (j = 0; j < ACC_W; j = j + 1)
+                    if (mg[j]) lz = ACC_W[7:0] - 8'd1 - j[7:0];
+                nm   = mg << lz;
+                stk  = |nm[ACC_W-26:0];
+                g24  = nm[ACC_W-25];
+                frac = {nm[ACC_W-2:ACC_W-23], nm[ACC_W-24] | stk | g24};   // round to odd
+                bexp = (ACC_W[7:0] + 8'd126 - lz) - (fpin ? 8'd32 : 8'd0);   // mod 256
+                s24  = g24 & (stk | nm[ACC_W-24]);                          // RNE up
+                ro   = nan_ ? 32'h7FC00000 : infv ? {fl[2], 8'hFF, 23'd0}
+                     : (vl == {ACC_W{1'b0}}) ? 32'd0 : {vl[ACC_W-1], bexp, frac};
+                f32  = nan_ ? 32'h7FC00000 : infv ? {fl[2], 8'hFF, 23'd0}
+                     : (vl == {ACC_W{1'b0}}) ? 32'd0
+                     : ({vl[ACC_W-1], bexp, nm[ACC_W-2:ACC_W-24]} + {31'd0, s24});
+                case (out)
+                    DT_F32:  fn_lane = f32;
+                    DT_BF16: fn_lane = fn_cvt(ro, 8, 7, 1, ov);
+                    DT_F16:  fn_lane = fn_cvt(ro, 5, 10, 1, ov);
+                    DT_E4M3: fn_lane = fn_cvt(ro, 4, 3, 2, ov);
+                    default: fn_lane = fn_cvt(ro, 5, 2, 1, ov);
+                endcase
+            end
+        end
+    endfunction
+
     // ---- the output pipe of each lane: LANES elements of 32 bits ---------------
+    // (int8-only builds: LANES spu_output_pipe; float builds: fn_lane in the
+    // clocked block at the end, el is unused there)
     wire [LANES*32-1:0] el;
     generate
+        if (HAS_FP != 0) begin : g_op_fn
+            assign el = {(LANES*32){1'b0}};
+        end else
         for (g = 0; g < LANES; g = g + 1) begin : g_op
             // the bias of column grp*LANES + g, sign-extended (0: int8-only builds)
             wire [ACC_W-1:0] lane_bias;
@@ -327,10 +468,79 @@ module spu_drain_unit #(
     always @(posedge clk_i) begin
         if (rst_i) we_q <= 1'b0;
         else       we_q <= writing;
-        waddr_q <= row_q + woff;
-        wdata_q <= wdata;
-        wbe_q   <= wbe;
     end
+    generate
+        if (HAS_FP != 0) begin : g_wd_fn
+            // the lanes and the packing of wd_k, evaluated only in a cycle that
+            // forms a word (wdata_o matters only with we_o)
+            // the word: the lanes on the front group, packed as wd_k above
+            function [WB*8-1:0] fn_word(input [GBITS-1:0] fw, input [LANES*4-1:0] ff,
+                                        input [COLS*BW-1:0] ba, input b8, input [31:0] gr,
+                                        input [31:0] ch, input [1:0] sz);
+                reg [LANES*32-1:0] elv;
+                reg [63:0]         b64;
+                integer l, zk, b, j;
+                begin
+                    for (l = 0; l < LANES; l = l + 1) begin
+                        b64 = ba[(gr * LANES + l) * BW +: BW];
+                        if (!b8) b64 = {{32{b64[31]}}, b64[31:0]};
+                        elv[l*32 +: 32] = fn_lane(fw[l*ACC_W +: ACC_W], ff[l*4 +: 4],
+                            {{(ACC_W-64){b64[63]}}, b64}, fpin_q, out_q, relu_q, ovf_q,
+                            shift_q, round_q);
+                    end
+                    // per element size 1 << zk: the sizes are constants in each
+                    // branch (no divider when synthesized)
+                    fn_word = {WB*8{1'b0}};
+                    for (zk = 0; zk < 3; zk = zk + 1)
+                        if ((sz[1] ? 2 : sz[0] ? 1 : 0) == zk)
+                            for (b = 0; b < WB; b = b + 1) begin
+                                if ((LANES << zk) >= WB)
+                                    j = ((ch * WB + b) < (LANES << zk)) ? (ch * WB + b) : 0;
+                                else
+                                    j = b % (LANES << zk);
+                                fn_word[b*8 +: 8] = elv[(j >> zk) * 32 + (j & ((1 << zk) - 1)) * 8 +: 8];
+                            end
+                end
+            endfunction
+            // the byte enables and the word of the row, as be_k / wo_k above
+            function [WB-1:0] fn_be(input [31:0] gr, input [1:0] sz);
+                integer zk, b;
+                begin
+                    fn_be = {WB{1'b0}};
+                    for (zk = 0; zk < 3; zk = zk + 1)
+                        if ((sz[1] ? 2 : sz[0] ? 1 : 0) == zk)
+                            for (b = 0; b < WB; b = b + 1)
+                                fn_be[b] = ((LANES << zk) >= WB)
+                                        || ((b / (LANES << zk)) == (gr & ((WB / (LANES << zk)) - 1)));
+                end
+            endfunction
+            // (group bytes and words are powers of two: log2(LANES * S / WB))
+            localparam integer LLOG = $clog2(LANES);
+            function [AW-OFF-1:0] fn_woff(input [GW-1:0] gr, input [CHW-1:0] ch, input [1:0] sz);
+                reg [AW-OFF-1:0] gv, cv;
+                integer lg;
+                begin
+                    gv = {{(AW-OFF-GW){1'b0}}, gr};
+                    cv = {{(AW-OFF-CHW){1'b0}}, ch};
+                    lg = LLOG + (sz[1] ? 2 : sz[0] ? 1 : 0) - OFF;
+                    fn_woff = (lg >= 0) ? (gv << lg) + cv : gv >> (0 - lg);
+                end
+            endfunction
+            always @(posedge clk_i)
+                if (writing) begin
+                    wdata_q <= fn_word(frontw, frontf, bias_all, b8_all, grp32, chunk32, sz_q);
+                    wbe_q   <= fn_be(grp32, sz_q);
+                    waddr_q <= row_q + fn_woff(grp_q, chunk_q, sz_q);
+                end
+            wire unused_wd = &{1'b0, wdata, el, wbe, woff};
+        end else begin : g_wd
+            always @(posedge clk_i) begin
+                waddr_q <= row_q + woff;
+                wbe_q   <= wbe;
+                wdata_q <= wdata;
+            end
+        end
+    endgenerate
     assign wdata_o = wdata_q;
     assign wbe_o   = wbe_q;
     assign waddr_o = waddr_q;

@@ -25,6 +25,10 @@
 // el_o holds the element in its low bytes (1, 2 or 4 of them by out_i).
 // HAS_FP = 0 (ACC_W = 32, the int8-only builds): only int8 and int32 (the
 // decoder traps the float outs as FORMAT), no converters are built.
+// spu_drain_unit instantiates this module only in the int8-only builds; with a
+// float format it evaluates the same arithmetic as its functions fn_lane /
+// fn_requant / fn_cvt inside a clocked block (simulation speed, docs/rtl.md
+// "Drain guard"): a change to the HAS_FP = 1 path here must be made there too.
 `default_nettype none
 module spu_output_pipe #(
     parameter integer ACC_W  = 80,
