@@ -220,6 +220,16 @@ static int measure_speed(spu_device *dev, const spu_info_t *info, const spu_perf
     return *hz > 0 ? 0 : SPU_EIO;
 }
 
+/* gnuplot setup of a measured-vs-predicted scatter plot (log axes, y = x) */
+static void scatter_setup(char *buf, size_t cap, const char *device, const char *what, const char *xlabel,
+                          const char *ylabel)
+{
+    snprintf(buf, cap,
+             "set logscale xy\nset grid\nset key left top\nset size ratio -1\n"
+             "set title 'spu bench gemm on %s: %s, measured vs predicted' noenhanced\n"
+             "set xlabel '%s'\nset ylabel '%s'\n", device, what, xlabel, ylabel);
+}
+
 static int write_plots(const char *dir, const row *rows, size_t n, const spu_perf_hw *hw,
                        const char *device)
 {
@@ -243,28 +253,20 @@ static int write_plots(const char *dir, const row *rows, size_t n, const spu_per
     if (fclose(f))
         return -1;
     char setup[1024];
-    snprintf(setup, sizeof setup,
-             "set logscale xy\nset grid\nset key left top\nset size ratio -1\n"
-             "set title 'spu bench gemm on %s: device cycles, measured vs predicted' noenhanced\n"
-             "set xlabel 'predicted cycles (analytical model)'\nset ylabel 'measured cycles (CYCLES counter)'\n",
-             device);
+    scatter_setup(setup, sizeof setup, device, "device cycles", "predicted cycles (analytical model)",
+                  "measured cycles (CYCLES counter)");
     if (perf_plot_run(dir, "cycles", setup,
                       "plot x with lines lw 1 title 'exact', 'bench.dat' using 5:4 with points pt 7 title 'shapes'"))
         return -1;
-    snprintf(setup, sizeof setup,
-             "set logscale xy\nset grid\nset key left top\nset size ratio -1\n"
-             "set title 'spu bench gemm on %s: wall time, measured vs predicted' noenhanced\n"
-             "set xlabel 'predicted s'\nset ylabel 'measured s'\n", device);
+    scatter_setup(setup, sizeof setup, device, "wall time", "predicted s", "measured s");
     if (perf_plot_run(dir, "wall", setup,
                       "plot x with lines lw 1 title 'exact', "
                       "'bench.dat' using ($12==1?$7:1/0):6 with points pt 7 title 'calibration shapes', "
                       "'' using ($12==0?$7:1/0):6 with points pt 5 title 'held-out shapes'"))
         return -1;
     if (any_sim) {   /* simulated board time, measured vs predicted */
-        snprintf(setup, sizeof setup,
-                 "set logscale xy\nset grid\nset key left top\nset size ratio -1\n"
-                 "set title 'spu bench gemm on %s: simulated board time, measured vs predicted' noenhanced\n"
-                 "set xlabel 'predicted s (board time)'\nset ylabel 'simulated s (spu sim time)'\n", device);
+        scatter_setup(setup, sizeof setup, device, "simulated board time", "predicted s (board time)",
+                      "simulated s (spu sim time)");
         if (perf_plot_run(dir, "sim", setup,
                           "plot x with lines lw 1 title 'exact', "
                           "'bench.dat' using ($12==1?$14:1/0):13 with points pt 7 title 'calibration shapes', "

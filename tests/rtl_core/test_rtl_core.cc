@@ -330,6 +330,24 @@ TEST_P(RtlCore, FloatGemmMatchesModelAndExactReference)
 // x relu x sat/ovf, for int8 and FP8 inputs, RTL vs the model bit for bit
 // (and cycles), and the narrow float outs vs an exact-rational reference
 // rounded straight to the target (exact_ref::round_to, no f32 step).
+namespace {
+// C[i][j] of a GEMM whose A columns and B rows are WB-byte words at mem[0]
+// and mem[2048] (k-th word at k * WB), exact, on the 2^-60 grid
+exact_ref::ExactSum exact_elem(uint32_t in, const std::vector<uint8_t> &mem, uint32_t WB, uint32_t K,
+                               uint32_t i, uint32_t j)
+{
+    exact_ref::ExactSum x;
+    if (in == SPU_DTYPE_INT8) {
+        for (uint32_t k = 0; k < K; k++)
+            x.s += (exact_ref::i128)((int8_t)mem[k * WB + i] * (int8_t)mem[2048 + k * WB + j]) << 60;
+        return x;
+    }
+    return exact_ref::dot_exact(in == SPU_DTYPE_E4M3 ? exact_ref::E4M3 : exact_ref::E5M2,
+                                &mem[i], WB, &mem[2048 + j], WB, K);
+}
+
+} // namespace
+
 TEST_P(RtlCore, OutputPipelineEveryOutDtypeMatchesModelAndExactReference)
 {
     const uint32_t R = g.rows, C = g.cols;
@@ -376,14 +394,7 @@ TEST_P(RtlCore, OutputPipelineEveryOutDtypeMatchesModelAndExactReference)
                         std::vector<uint8_t> got = core->spad_read(4096, R * C * 4);
                         for (uint32_t i = 0; i < R; i++)
                             for (uint32_t j = 0; j < C; j++) {
-                                exact_ref::ExactSum x;
-                                if (in == SPU_DTYPE_INT8) {
-                                    for (uint32_t k = 0; k < K; k++)
-                                        x.s += (exact_ref::i128)((int8_t)mem[k * WB + i] * (int8_t)mem[2048 + k * WB + j]) << 60;
-                                } else {
-                                    x = exact_ref::dot_exact(in == SPU_DTYPE_E4M3 ? exact_ref::E4M3 : exact_ref::E5M2,
-                                                             &mem[i], WB, &mem[2048 + j], WB, K);
-                                }
+                                const exact_ref::ExactSum x = exact_elem(in, mem, WB, K, i, j);
                                 const uint32_t e = i * C * 4 + j * ob;
                                 uint32_t v = got[e] | (ob == 2 ? got[e + 1] << 8 : 0);
                                 ASSERT_EQ(v, exact_ref::round_to(t, x, -60, relu, ovf)) << "C[" << i << "][" << j << "]";
@@ -452,16 +463,9 @@ TEST_P(RtlCore, BiasIsAddedBeforeTheRoundingAndMatchesModel)
                 for (int tb = 0; tb < 2; tb++)
                     for (uint32_t i = 0; i < R; i++)
                         for (uint32_t j = 0; j < C; j++) {
-                            exact_ref::ExactSum x;
-                            if (in == SPU_DTYPE_INT8) {
-                                for (uint32_t k = 0; k < K; k++)
-                                    x.s += (exact_ref::i128)((int8_t)mem[k * WB + i] * (int8_t)mem[2048 + k * WB + j]) << 60;
-                                x.s += (exact_ref::i128)bias[tb][j] << 60;
-                            } else {
-                                x = exact_ref::dot_exact(in == SPU_DTYPE_E4M3 ? exact_ref::E4M3 : exact_ref::E5M2,
-                                                         &mem[i], WB, &mem[2048 + j], WB, K);
-                                x.s += (exact_ref::i128)bias[tb][j] << 28;   // 2^-32 -> 2^-60
-                            }
+                            exact_ref::ExactSum x = exact_elem(in, mem, WB, K, i, j);
+                            // the bias: int32 units, or the 2^-32 grid (float in), to 2^-60
+                            x.s += (exact_ref::i128)bias[tb][j] << (in == SPU_DTYPE_INT8 ? 60 : 28);
                             const uint32_t e = tb * blk + i * C * 4 + j * ob;
                             uint32_t v = 0;
                             for (uint32_t b = 0; b < ob; b++) v |= (uint32_t)got[e + b] << (8 * b);
