@@ -216,9 +216,12 @@ module spu_sequencer #(
             is_halt <= (op_f == OP_HALT);
             is_mm   <= (op_f == OP_MM);
             is_st   <= (op_f == OP_ST);
-            is_vs   <= (op_f >= OP_VADD) && (op_f <= OP_VLUTLD);
+            // without the unit (VECTOR = 0) the decoder makes the vector
+            // opcodes ILLEGAL, whose trap wins over every wait: the flags
+            // stay 0 and the decode is not built (UP5K timing)
+            is_vs   <= (VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VLUTLD);
             is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC) ||
-                       ((op_f >= OP_VADD) && (op_f <= OP_VLUTLD));   // vector: waits as sync
+                       ((VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VLUTLD));   // vector: waits as sync
             is_zacc <= (op_f == OP_ZACC);
             is_idw  <= (op_f == OP_CFG) || (op_f == OP_STRIDE);
             is_bias <= (op_f == OP_BIAS);
