@@ -249,7 +249,8 @@ TEST(Equivalence, RequantMatchesPlain)
     if (!have_tool("yosys"))
         GTEST_SKIP() << "yosys not installed (make deps)";
     const std::string s =
-        "read_verilog -I" + kBuild + "/gen hw/rtl/core/spu_requant.v tests/synth/spu_requant_ref.v; "
+        "read_verilog -I" + kBuild + "/gen hw/rtl/core/spu_requant.v hw/rtl/core/spu_requant_pre.v "
+        "hw/rtl/core/spu_requant_post.v tests/synth/spu_requant_ref.v; "
         "proc; opt_clean; miter -equiv -flatten -make_assert spu_requant_ref spu_requant miter; "
         "hierarchy -top miter; opt -fast; sat -verify -prove-asserts miter";
     EXPECT_TRUE(prove("equiv_requant", s)) << "see " << kOut << "/equiv_requant.log";

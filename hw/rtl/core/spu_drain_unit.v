@@ -105,7 +105,11 @@ module spu_drain_unit #(
     reg [4:0]              shift_q;
     reg [1:0]              round_q;
 
-    wire   writing = (rem_q != {RW{1'b0}});   // a word is formed this cycle
+    // a word is formed this cycle: rem_q != 0, kept in a flip-flop that
+    // follows rem_q's updates (timing: no compare in front of the shifts and
+    // the int8 lane's look-ahead below)
+    reg    writing_q;
+    wire   writing = writing_q;
     // free_o = (rem_q <= 2), kept in a register that follows rem_q's updates
     // (timing: no compare between rem_q and the tensor unit's launch)
     localparam [RW-1:0] R2 = 2;
@@ -137,6 +141,7 @@ module spu_drain_unit #(
 
     always @(posedge clk_i) begin
         if (rst_i) begin
+            writing_q <= 1'b0;
             rem_q   <= {RW{1'b0}};
             chunk_q <= {CHW{1'b0}};
             grp_q   <= {GW{1'b0}};
@@ -149,6 +154,7 @@ module spu_drain_unit #(
             shift_q <= 5'd0;
             round_q <= 2'd0;
         end else if (go_i) begin
+            writing_q <= (rem_go != {RW{1'b0}});
             rem_q   <= rem_go;
             chunk_q <= {CHW{1'b0}};
             grp_q   <= {GW{1'b0}};
@@ -161,6 +167,7 @@ module spu_drain_unit #(
             shift_q <= shift_i;
             round_q <= round_i;
         end else if (writing) begin
+            writing_q <= (rem_q != {{(RW-1){1'b0}}, 1'b1});
             rem_q <= rem_q - {{(RW-1){1'b0}}, 1'b1};
             if (!grp_done) begin
                 chunk_q <= chunk_q + {{(CHW-1){1'b0}}, 1'b1};
@@ -394,9 +401,35 @@ module spu_drain_unit #(
     // (int8-only builds: LANES spu_output_pipe; float builds: fn_lane in the
     // clocked block at the end, el is unused there)
     wire [LANES*32-1:0] el;
+    // int8-only builds: the requantizer's shifter stage (spu_requant_pre) of
+    // each lane runs one cycle ahead, on the element the front group holds in
+    // the next cycle (what the capture / shift below puts there) with the
+    // shift of the next cycle (go_i's cfg or the drain's), into pre_q; the
+    // lane then only rounds, clamps and packs (timing: the boards' critical
+    // path was shadow word -> shifter -> rounding -> relu -> wdata_q,
+    // docs/fpga.md). Same words, same cycles.
+    wire [LANES*12-1:0] pre_w;
+    generate
+        if (HAS_FP == 0) begin : g_pre
+            reg  [LANES*12-1:0] pre_q;
+            wire [4:0]          sh_nx = go_i ? shift_i : shift_q;
+            for (g = 0; g < LANES; g = g + 1) begin : g_pl
+                wire [31:0] cur = shadow_q[g*ACC_W +: 32];
+                wire [31:0] nxt = cap_any ? (cap_i[g] ? acc_i[g*ACC_W +: 32] : cur)
+                                : shift ? shadow_q[(LANES + g)*ACC_W +: 32] : cur;
+                wire [11:0] pre;
+                spu_requant_pre u_pre (.acc_i(nxt), .shift_i(sh_nx), .pre_o(pre));
+                always @(posedge clk_i) pre_q[g*12 +: 12] <= pre;
+            end
+            assign pre_w = pre_q;
+        end else begin : g_no_pre
+            assign pre_w = {(LANES*12){1'b0}};
+        end
+    endgenerate
     generate
         if (HAS_FP != 0) begin : g_op_fn
             assign el = {(LANES*32){1'b0}};
+            wire unused_pre_w = &{1'b0, pre_w};
         end else
         for (g = 0; g < LANES; g = g + 1) begin : g_op
             // the bias of column grp*LANES + g, sign-extended (0: int8-only builds)
@@ -408,10 +441,11 @@ module spu_drain_unit #(
             end else begin : g_bn
                 assign lane_bias = {ACC_W{1'b0}};
             end
-            spu_output_pipe #(.ACC_W(ACC_W), .HAS_FP(HAS_FP)) u_op (
+            spu_output_pipe #(.ACC_W(ACC_W), .HAS_FP(HAS_FP), .PRE(1)) u_op (
                 .acc_i(frontw[g*ACC_W +: ACC_W]), .flags_i(frontf[g*4 +: 4]),
                 .bias_i(lane_bias), .fpin_i(fpin_q), .out_i(out_q), .relu_i(relu_q),
-                .ovf_i(ovf_q), .shift_i(shift_q), .round_i(round_q), .el_o(el[g*32 +: 32])
+                .ovf_i(ovf_q), .shift_i(shift_q), .round_i(round_q),
+                .pre_i(pre_w[g*12 +: 12]), .el_o(el[g*32 +: 32])
             );
         end
     endgenerate

@@ -32,7 +32,12 @@
 `default_nettype none
 module spu_output_pipe #(
     parameter integer ACC_W  = 80,
-    parameter integer HAS_FP = 1
+    parameter integer HAS_FP = 1,
+    // PRE = 1 (HAS_FP = 0 only: the int8-only drain lanes): the requantizer's
+    // shifter stage is not built here; pre_i carries its result for acc_i
+    // (spu_requant_pre of the same value and shift_i, registered by the
+    // drain unit one cycle ahead; timing: docs/fpga.md)
+    parameter integer PRE    = 0
 ) (
     input  wire [ACC_W-1:0] acc_i,
     input  wire [3:0]       flags_i,   // {ovf, ninf, pinf, nan}
@@ -43,6 +48,7 @@ module spu_output_pipe #(
     input  wire             ovf_i,     // narrow float outs: 0 sat, 1 ovf
     input  wire [4:0]       shift_i,
     input  wire [1:0]       round_i,
+    input  wire [11:0]      pre_i,     // PRE = 1: spu_requant_pre of acc_i, shift_i
     output reg  [31:0]      el_o
 );
 `include "spu_isa.vh"
@@ -61,9 +67,17 @@ module spu_output_pipe #(
     // (equal to relu first: a negative sum rounds to <= 0), so relu_i is not
     // in front of its shifter (timing: the boards' critical path)
     wire [7:0] q8;
-    spu_requant u_rq (
-        .acc_i(sum[31:0]), .shift_i(shift_i), .round_i(round_i), .relu_i(relu_i), .q_o(q8)
-    );
+    generate
+        if (PRE != 0 && HAS_FP == 0) begin : g_rq_post
+            spu_requant_post u_rqp (.pre_i(pre_i), .round_i(round_i), .relu_i(relu_i), .q_o(q8));
+            wire unused_sh = &{1'b0, shift_i};
+        end else begin : g_rq
+            spu_requant u_rq (
+                .acc_i(sum[31:0]), .shift_i(shift_i), .round_i(round_i), .relu_i(relu_i), .q_o(q8)
+            );
+            wire unused_pre = &{1'b0, pre_i};
+        end
+    endgenerate
 
     generate
         if (HAS_FP != 0) begin : g_fp
