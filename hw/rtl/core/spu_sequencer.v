@@ -516,6 +516,15 @@ module spu_sequencer #(
     end
 
     // ---- state update --------------------------------------------------------------
+    // the cause of an EXEC trap, taken into trap_q in P_WAIT (the state still
+    // says RUNNING there; timing: trap_q's enable is not the trap decision)
+    reg  [7:0] cause_q;
+    always @(posedge clk_i)
+        if (exec) cause_q <= ex_cause;
+    // halt leaves EXEC (ex_done && ex_halt) -- spelt without ex_trap, whose
+    // terms other than illegal all name other instructions, and without
+    // stays, whose halt term is the tensor unit / drain wait
+    wire halt_done = exec && is_halt && !illegal && tu_idle_i && drain_free_i;
     always @(posedge clk_i) begin
         if (rst_i) begin
             ph_q     <= P_OFF;
@@ -566,20 +575,27 @@ module spu_sequencer #(
                         // the tensor unit finishes what it took (the model
                         // applied it) before the state says TRAPPED; P_WAIT
                         // also puts pc back on the trapping instruction (pc_q
-                        // below), so a trap always passes through it (one
-                        // cycle at least: not counted in CYCLES)
-                        trap_q <= ex_cause;
+                        // below) and takes the cause into trap_q (cause_q),
+                        // so a trap always passes through it (one cycle at
+                        // least: not counted in CYCLES)
                         ph_q   <= P_WAIT;
                     end else if (ex_done) begin
                         if (ex_halt) begin
-                            ph_q <= P_OFF; status_q <= STATE_HALTED;
+                            ph_q <= P_OFF;
                         end else begin
                             ph_q <= P_FETCH;
                         end
                     end
+                    // halt completes unless illegal (no other trap term
+                    // names halt; timing: the register file's compares of
+                    // the other instructions' traps stay off status_q)
+                    if (halt_done) status_q <= STATE_HALTED;
                 end
-                P_WAIT: if (tu_idle_i) begin
-                    ph_q <= P_OFF; status_q <= STATE_TRAPPED;
+                P_WAIT: begin
+                    trap_q <= cause_q;
+                    if (tu_idle_i) begin
+                        ph_q <= P_OFF; status_q <= STATE_TRAPPED;
+                    end
                 end
                 default: ;
             endcase
