@@ -97,7 +97,7 @@ TEST(CliGemm, FloatDtypesJsonAndErrors)
     EXPECT_EQ(sh(kSpu + " gemm --device 'model?formats=1' --dtype e5m2 --m 2 --n 2 --k 2").code, 1);
     EXPECT_EQ(sh(kSpu + " gemm --dtype e5m2 --out-dtype int32 --m 2 --n 2 --k 2").code, 2);
     EXPECT_EQ(sh(kSpu + " gemm --dtype int8 --codes --m 2 --n 2 --k 2").code, 2);
-    EXPECT_EQ(sh(kSpu + " gemm --dtype bf16 --m 2 --n 2 --k 2").code, 2);
+    EXPECT_EQ(sh(kSpu + " gemm --dtype mxfp8 --m 2 --n 2 --k 2").code, 2);
     spu_tensor_free(&a);
     spu_tensor_free(&b);
     spu_tensor_free(&ac);
