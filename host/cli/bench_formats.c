@@ -124,7 +124,7 @@ int spu_bench_formats(int argc, char **argv)
         }
     }
     float *Af = malloc(sa * sizeof *Af), *Bf = malloc(sb * sizeof *Bf);
-    uint8_t *A = malloc(sa), *B = malloc(sb);
+    uint8_t *A = malloc(sa * 2), *B = malloc(sb * 2);   /* codes: 1 byte, bf16 2 */
     float *C = malloc(sc * sizeof *C);
     double *R = malloc(sc * sizeof *R);
     spu_device *dev = NULL;
@@ -164,12 +164,19 @@ int spu_bench_formats(int argc, char **argv)
             continue;
         /* int8: symmetric per-tensor scale 127/4; floats: RNE, saturating */
         const double scale = F->dt == CLI_DT_INT8 ? 4.0 / 127.0 : 1.0;
-        for (size_t i = 0; i < sa; i++)
-            A[i] = F->dt == CLI_DT_INT8 ? (uint8_t)(int8_t)lrint(Af[i] / scale)
-                                     : (uint8_t)spu_from_f32(F->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
-        for (size_t i = 0; i < sb; i++)
-            B[i] = F->dt == CLI_DT_INT8 ? (uint8_t)(int8_t)lrint(Bf[i] / scale)
-                                     : (uint8_t)spu_from_f32(F->fmt, Bf[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
+        if (F->dt == CLI_DT_BF16) {     /* bf16: uint16 codes, RNE */
+            for (size_t i = 0; i < sa; i++)
+                ((uint16_t *)A)[i] = (uint16_t)spu_from_f32(F->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_OVF, 0);
+            for (size_t i = 0; i < sb; i++)
+                ((uint16_t *)B)[i] = (uint16_t)spu_from_f32(F->fmt, Bf[i], SPU_ROUND_RNE, SPU_OVF_OVF, 0);
+        } else {
+            for (size_t i = 0; i < sa; i++)
+                A[i] = F->dt == CLI_DT_INT8 ? (uint8_t)(int8_t)lrint(Af[i] / scale)
+                                         : (uint8_t)spu_from_f32(F->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
+            for (size_t i = 0; i < sb; i++)
+                B[i] = F->dt == CLI_DT_INT8 ? (uint8_t)(int8_t)lrint(Bf[i] / scale)
+                                         : (uint8_t)spu_from_f32(F->fmt, Bf[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
+        }
         spu_gemm_opts go = { strcmp(info.device, "model") != 0, 0 };
         spu_gemm_stats s;
         const int out_f32 = f32_out || F->dt != CLI_DT_INT8;

@@ -213,6 +213,7 @@ const cli_gemm_dtype cli_gemm_dtypes[] = {
     { "int8", CLI_DT_INT8, SPU_FMT_INT8 },
     { "e4m3", CLI_DT_E4M3, SPU_FMT_E4M3 },
     { "e5m2", CLI_DT_E5M2, SPU_FMT_E5M2 },
+    { "bf16", CLI_DT_BF16, SPU_FMT_BF16 },
 };
 const size_t cli_gemm_ndtypes = sizeof cli_gemm_dtypes / sizeof cli_gemm_dtypes[0];
 

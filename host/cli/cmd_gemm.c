@@ -21,7 +21,7 @@
 
 
 static const char usage[] =
-    "usage: spu gemm [--device URI] --m M --n N --k K [--dtype int8|e4m3|e5m2]\n"
+    "usage: spu gemm [--device URI] --m M --n N --k K [--dtype int8|e4m3|e5m2|bf16]\n"
     "                [--out-dtype f32|bf16|f16|e4m3|e5m2|int8|int32] [--relu] [--ovf]\n"
     "                [--shift S] [--bias BIAS.npy] [--seed S | --a A.npy --b B.npy [--codes]]\n"
     "                [--out C.npy] [--json]\n"
@@ -33,7 +33,8 @@ static const char usage[] =
     "\"Datapath numerics\"). Off the model device every piece is also replayed\n"
     "on the reference model (model_cycles, bit-exact check).\n"
     "Float dtypes take float32 .npy inputs, quantized by the numerics library\n"
-    "(RNE, saturating), or with --codes uint8 .npy raw codes; random operands\n"
+    "(RNE, saturating), or with --codes uint8 .npy raw codes (bf16: uint16);\n"
+    "random operands\n"
     "(--seed) are float32 uniform in [-4, 4) then quantized. Their --json adds\n"
     "max_abs_err, rel_rms_err and sqnr_db against an fp64 GEMM of the\n"
     "unquantized inputs. With --a/--b the shape comes from the files.\n"
@@ -49,7 +50,7 @@ static const char usage[] =
     "  --relu           negative outputs become +0 (on the device)\n"
     "  --ovf            bf16/f16/e4m3/e5m2: overflow gives Inf (e4m3 NaN), not +-max\n"
     "  --shift S        int8 out: round(acc / 2^S) (default 0)\n"
-    "  --codes          --a/--b hold raw codes (uint8 .npy) of --dtype\n"
+    "  --codes          --a/--b hold raw codes (uint8 .npy; bf16 uint16) of --dtype\n"
     "  --seed S         random operands from seed S (default 1)\n"
     "  --out FILE       write C as an int32, int8 or float32 (float outs) .npy\n"
     "  --json           one JSON object: device m n k dtype out_dtype bitexact cycles\n"
@@ -96,6 +97,39 @@ static exact_sum exact_dot(const cli_gemm_dtype *dt, const uint8_t *a, size_t sa
         }
         r.s += (i128)ldexp(p, 60);
     }
+    return r;
+}
+
+/* bf16 operands (docs/numerics.md "Datapath numerics"): each exact
+ * product put on the accumulator's 2^-32 grid, rounded there (RNE, the
+ * default rounding mode of nearbyint) when below it; a term or a running
+ * sum (k order) of 2^47 or more in magnitude is the register's overflow,
+ * reported as NaN. The codes are decoded by the library, the rest is here. */
+static exact_sum exact_dot_bf16(const uint16_t *a, size_t sa, const uint16_t *b, size_t sb, size_t n)
+{
+    exact_sum r = { 0, 0, 0, 0 };
+    int ovf = 0;
+    for (size_t k = 0; k < n; k++) {
+        double x = spu_num_to_f32(SPU_FMT_BF16, a[k * sa]), y = spu_num_to_f32(SPU_FMT_BF16, b[k * sb]);
+        if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
+            r.nan = 1;
+            continue;
+        }
+        if (isinf(x) || isinf(y)) {
+            if ((x < 0) != (y < 0)) r.ninf = 1;
+            else                    r.pinf = 1;
+            continue;
+        }
+        const double t = nearbyint(ldexp(x * y, 32));      /* x * y exact: 16 bits */
+        if (!(fabs(t) < 0x1p79)) {
+            ovf = 1;
+            continue;
+        }
+        r.s += (i128)t * ((i128)1 << 28);
+        if (r.s >= ((i128)1 << 107) || r.s < -((i128)1 << 107))
+            ovf = 1;
+    }
+    r.nan |= ovf;
     return r;
 }
 
@@ -255,7 +289,7 @@ int spu_cmd_gemm(int argc, char **argv)
                 if (!strcmp(optarg, cli_gemm_dtypes[i].key))
                     dt = &cli_gemm_dtypes[i];
             if (!dt)
-                return cli_usage_error("gemm", "unsupported --dtype '%s' (supported: int8 e4m3 e5m2)", optarg);
+                return cli_usage_error("gemm", "unsupported --dtype '%s' (supported: int8 e4m3 e5m2 bf16)", optarg);
             break;
         case 'O':
             if (!strcmp(optarg, "int32")) out_dt = CLI_DT_INT32;
@@ -316,7 +350,9 @@ int spu_cmd_gemm(int argc, char **argv)
     if (apath && have_seed)
         return cli_usage_error("gemm", "--seed makes random operands; it cannot go with --a/--b");
     /* bytes per operand element on the host: the code, and for floats the float32 input */
-    const uint64_t opb = is_float ? 5 : 1;
+    const int bf = dt->dt == CLI_DT_BF16;
+    const size_t eb = bf ? 2 : 1;          /* bytes per operand code */
+    const uint64_t opb = is_float ? 4 + eb : 1;
     if (!apath && have[0] && have[1] && have[2]) {
         /* refuse before allocating anything: A, B, C and the reference C */
         const uint64_t need = opb * (dims[0] * dims[2] + dims[2] * dims[1]) + 8 * dims[0] * dims[1];
@@ -329,11 +365,11 @@ int spu_cmd_gemm(int argc, char **argv)
 
     spu_tensor ta = { 0 }, tb = { 0 }, tbias = { 0 };
     double *bias = NULL;                     /* --bias values */
-    uint8_t *A = NULL, *B = NULL;            /* operand codes, one per byte */
+    uint8_t *A = NULL, *B = NULL;            /* operand codes, eb bytes each (bf16: uint16) */
     float *Af = NULL, *Bf = NULL;            /* unquantized float inputs (float dtypes) */
     int ret = 1;
     if (apath) {
-        const int want = !is_float ? SPU_NPY_INT8 : codes ? SPU_NPY_UINT8 : SPU_NPY_FLOAT32;
+        const int want = !is_float ? SPU_NPY_INT8 : codes ? (bf ? SPU_NPY_UINT16 : SPU_NPY_UINT8) : SPU_NPY_FLOAT32;
         if (load_matrix(apath, &ta, "--a", want) || load_matrix(bpath, &tb, "--b", want)) {
             spu_tensor_free(&ta);
             return 1;
@@ -405,8 +441,8 @@ int spu_cmd_gemm(int argc, char **argv)
         A = ta.data;
         B = tb.data;
     } else {
-        A = malloc(sa);
-        B = malloc(sb);
+        A = malloc(sa * eb);
+        B = malloc(sb * eb);
         if (!A || !B) {
             cli_fail("gemm", "out of memory");
             goto done;
@@ -426,8 +462,13 @@ int spu_cmd_gemm(int argc, char **argv)
                 for (size_t i = 0; i < sa; i++) Af[i] = (float)((cli_splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
                 for (size_t i = 0; i < sb; i++) Bf[i] = (float)((cli_splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
             }
-            for (size_t i = 0; i < sa; i++) A[i] = (uint8_t)spu_from_f32(dt->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
-            for (size_t i = 0; i < sb; i++) B[i] = (uint8_t)spu_from_f32(dt->fmt, Bf[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
+            if (bf) {       /* bf16: RNE, overflow to Inf as IEEE (the library's ovf mode) */
+                for (size_t i = 0; i < sa; i++) ((uint16_t *)A)[i] = (uint16_t)spu_from_f32(SPU_FMT_BF16, Af[i], SPU_ROUND_RNE, SPU_OVF_OVF, 0);
+                for (size_t i = 0; i < sb; i++) ((uint16_t *)B)[i] = (uint16_t)spu_from_f32(SPU_FMT_BF16, Bf[i], SPU_ROUND_RNE, SPU_OVF_OVF, 0);
+            } else {
+                for (size_t i = 0; i < sa; i++) A[i] = (uint8_t)spu_from_f32(dt->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
+                for (size_t i = 0; i < sb; i++) B[i] = (uint8_t)spu_from_f32(dt->fmt, Bf[i], SPU_ROUND_RNE, SPU_OVF_SAT, 0);
+            }
         } else {
             uint64_t st = seed;
             for (size_t i = 0; i < sa; i++) A[i] = (uint8_t)(cli_splitmix64(&st) >> 56);
@@ -486,7 +527,8 @@ int spu_cmd_gemm(int argc, char **argv)
     } else {
         for (uint32_t i = 0; i < M; i++)
             for (uint32_t j = 0; j < N; j++) {
-                exact_sum x = exact_dot(dt, A + (size_t)i * K, 1, B + j, N, K);
+                exact_sum x = bf ? exact_dot_bf16((const uint16_t *)A + (size_t)i * K, 1, (const uint16_t *)B + j, N, K)
+                                 : exact_dot(dt, A + (size_t)i * K, 1, B + j, N, K);
                 if (bias)   /* on the accumulator's grid, as the device (docs/isa.md `bias`) */
                     x.s += is_float ? (i128)(int64_t)nearbyint(ldexp(bias[j], 32)) * ((i128)1 << 28)
                                     : (i128)(int64_t)bias[j] * ((i128)1 << 60);
@@ -522,6 +564,9 @@ int spu_cmd_gemm(int argc, char **argv)
                     if (Af) {
                         x = Af[(size_t)i * K + k];
                         y = Bf[(size_t)k * N + j];
+                    } else if (bf) {
+                        x = spu_num_to_f32(SPU_FMT_BF16, ((const uint16_t *)A)[(size_t)i * K + k]);
+                        y = spu_num_to_f32(SPU_FMT_BF16, ((const uint16_t *)B)[(size_t)k * N + j]);
                     } else if (is_float) {
                         x = spu_num_to_f32(dt->fmt, A[(size_t)i * K + k]);
                         y = spu_num_to_f32(dt->fmt, B[(size_t)k * N + j]);

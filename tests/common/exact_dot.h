@@ -170,4 +170,45 @@ inline uint32_t round_to(Target t, const ExactSum &x, int lsb, bool relu, bool o
     return (neg ? sbit : 0) | code;
 }
 
+// bf16 operands (docs/numerics.md "Datapath numerics"): a bf16 code is the
+// top half of a binary32, so it is decoded by the machine's float; the
+// product is exact in double (8 x 8 significant bits, 2^-266 .. 2^256); it is
+// put on the accumulator's 2^-32 grid by nearbyint (round to nearest even in
+// the default environment); a term or a running sum (k order) of 2^47 or
+// more in magnitude does not fit the 80-bit register: NaN (the overflow
+// flag). The sum is returned on the 2^-32 grid (round_to(..., -32, ...)).
+inline double decode_bf16(uint16_t c)
+{
+    const uint32_t u = (uint32_t)c << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+inline ExactSum dot_exact_bf16(const uint16_t *a, size_t sa, const uint16_t *b, size_t sb, size_t n)
+{
+    ExactSum r;
+    const i128 lim = (i128)1 << 79;
+    for (size_t k = 0; k < n; k++) {
+        const double x = decode_bf16(a[k * sa]), y = decode_bf16(b[k * sb]);
+        if (std::isnan(x) || std::isnan(y) || (std::isinf(x) && y == 0) || (std::isinf(y) && x == 0)) {
+            r.nan = true;
+            continue;
+        }
+        if (std::isinf(x) || std::isinf(y)) {
+            (std::signbit(x) != std::signbit(y) ? r.ninf : r.pinf) = true;
+            continue;
+        }
+        const double t = std::nearbyint(std::ldexp(x * y, 32));
+        if (!(std::fabs(t) < 0x1p79)) {
+            r.nan = true;
+            continue;
+        }
+        r.s += (i128)t;
+        if (r.s >= lim || r.s < -lim)
+            r.nan = true;
+    }
+    return r;
+}
+constexpr Target F32{8, 23, false};
+
 }  // namespace exact_ref

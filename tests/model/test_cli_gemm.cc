@@ -97,7 +97,7 @@ TEST(CliGemm, FloatDtypesJsonAndErrors)
     EXPECT_EQ(sh(kSpu + " gemm --device 'model?formats=1' --dtype e5m2 --m 2 --n 2 --k 2").code, 1);
     EXPECT_EQ(sh(kSpu + " gemm --dtype e5m2 --out-dtype int32 --m 2 --n 2 --k 2").code, 2);
     EXPECT_EQ(sh(kSpu + " gemm --dtype int8 --codes --m 2 --n 2 --k 2").code, 2);
-    EXPECT_EQ(sh(kSpu + " gemm --dtype bf16 --m 2 --n 2 --k 2").code, 2);
+    EXPECT_EQ(sh(kSpu + " gemm --dtype mxfp8 --m 2 --n 2 --k 2").code, 2);
     spu_tensor_free(&a);
     spu_tensor_free(&b);
     spu_tensor_free(&ac);
@@ -120,6 +120,7 @@ TEST(CliBench, FormatsTableEveryCarriedFormat)
     EXPECT_GT(i8, e4 + 6);
     EXPECT_GT(e4, e5 + 3);
     EXPECT_GT(e5, 10);
+    EXPECT_GT(sqnr_of("bf16"), i8 + 3);   // 8 significant bits with an exponent > int8's 7 bits
     EXPECT_NE(r.out.find("\"ppa_report\":false"), std::string::npos);
     r = sh(kSpu + " bench formats --device 'model?formats=1' --m 8 --n 8 --k 8 --json");
     ASSERT_EQ(r.code, 0) << r.out;

@@ -60,7 +60,7 @@ int spu_gemm_plan_make(const spu_info_t *info, uint32_t M, uint32_t N, uint32_t 
                        spu_gemm_plan *p);
 /* The GEMM in any dtype the device carries (docs/numerics.md "Datapath
  * numerics"): in_dtype SPU_DTYPE_INT8 | E4M3 | E5M2 (A[M][K], B[K][N] one
- * code per byte, row-major), out_dtype SPU_DTYPE_INT32 (int8 only: int32_t
+ * code per byte, row-major) | BF16 (uint16 codes, little-endian), out_dtype SPU_DTYPE_INT32 (int8 only: int32_t
  * C, K pieces summed with wrap-around as spu_gemm_i8) or SPU_DTYPE_F32
  * (float C: the exact sum rounded once to binary32 on the device; K must fit
  * one piece of the scratchpad plan, else SPU_ENOTSUP). SPU_EINVAL for a pair

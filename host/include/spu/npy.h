@@ -1,6 +1,7 @@
 /*
  * npy.h -- tensors in NumPy's .npy format (versions 1.0/2.0/3.0 read, 1.0
- * written), C order, little-endian: int8, uint8, int32, float32, float16.
+ * written), C order, little-endian: int8, uint8, int32, float32, float16,
+ * uint16 (bf16 codes).
  */
 #ifndef SPU_NPY_H
 #define SPU_NPY_H
@@ -18,6 +19,7 @@ typedef enum spu_dtype_npy {
     SPU_NPY_INT32,    /* '<i4' */
     SPU_NPY_FLOAT32,  /* '<f4' */
     SPU_NPY_FLOAT16,  /* '<f2' */
+    SPU_NPY_UINT16,   /* '<u2' (raw bf16 codes) */
     SPU_NPY_DTYPE_COUNT
 } spu_npy_dtype;
 

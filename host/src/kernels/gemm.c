@@ -3,9 +3,10 @@
  * scratchpad, packs operands into the panel layout of firmware/gemm_int8.s,
  * runs the kernel per piece and unpacks/accumulates the int32 blocks.
  * spu_gemm() runs the same kernel with its cfg word set to the dtypes asked
- * for (one byte per operand element: int8, e4m3, e5m2; 4-byte outputs:
- * int32, f32); float outputs are rounded once on the device, so their K is
- * never split into pieces (docs/host-api.md).
+ * for (one byte per operand element: int8, e4m3, e5m2; two for bf16, a
+ * k-step then being two words, the low bytes then the high bytes, docs/isa.md
+ * "mm"; 4-byte outputs: int32, f32); float outputs are rounded once on the
+ * device, so their K is never split into pieces (docs/host-api.md).
  *
  * Scratchpad plan (A and B in different banks so every k-step reads both
  * words in one cycle; C has the write ports to itself where there are
@@ -124,8 +125,10 @@ static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
 /* With bias_fx (N values on the accumulator grid, bb = 4 or 8 bytes each)
  * the program is firmware/gemm_bias.s: column blocks outermost, C blocks in
  * (jb, ib) order, the bias of the piece's column blocks after its C blocks. */
+/* eb: bytes per operand element (1, or 2 for bf16: A and B hold
+ * little-endian uint16 codes; each k-step is 2 words in the panels). */
 static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces, uint32_t ob,
-                    uint32_t M, uint32_t N, uint32_t K,
+                    uint32_t eb, uint32_t M, uint32_t N, uint32_t K,
                     const uint8_t *A, const uint8_t *B, void *Cv,
                     const spu_gemm_opts *opts, spu_gemm_stats *stats, uint32_t max_kc,
                     const int64_t *bias_fx, uint32_t bb)
@@ -151,11 +154,12 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
     if (rc)
         return rc;
     plan p;
-    if ((rc = spu_gemm_plan_make(&info, M, N, K, &p)))
-        return rc;
+    if ((uint64_t)K * eb > UINT32_MAX || (rc = spu_gemm_plan_make(&info, M, N, K * eb, &p)))
+        return rc ? rc : SPU_ENOTSUP;
     const uint32_t MB = p.MB, NB = p.NB;
-    if (max_kc && p.kc < K)
+    if (max_kc && p.kc < K * eb)
         return SPU_ENOTSUP;     /* a float K that needs more than one piece */
+    const uint32_t kcs = p.kc / eb;     /* k-steps per piece (p.kc: words) */
     /* the bias of a piece's nb column blocks goes after its C blocks */
     const uint32_t blkb = p.R * p.C * 4, bias_blk = bias_fx ? p.C * bb : 0;
     while (bias_fx && (uint64_t)p.mb * p.nb * blkb + (uint64_t)p.nb * bias_blk > p.c_bytes) {
@@ -208,34 +212,45 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
     if ((rc = spu_counters(dev, &c0)) || (rc = spu_load_program(dev, prog)))
         goto out;
 
-    for (uint32_t k0 = 0; k0 < K; k0 += p.kc) {
-        const uint32_t kc = K - k0 < p.kc ? K - k0 : p.kc;
+    for (uint32_t k0 = 0; k0 < K; k0 += kcs) {
+        const uint32_t kc = K - k0 < kcs ? K - k0 : kcs;
+        const uint32_t kw = kc * eb;                    /* words per panel */
         for (uint32_t ib0 = 0; ib0 < MB; ib0 += p.mb) {
             const uint32_t mbi = MB - ib0 < p.mb ? MB - ib0 : p.mb;
-            const size_t abytes = (size_t)mbi * kc * p.wb;
+            const size_t abytes = (size_t)mbi * kw * p.wb;
             memset(apk, 0, abytes);
             for (uint32_t b = 0; b < mbi; b++)
                 for (uint32_t i = 0; i < p.R; i++) {
                     const uint32_t row = (ib0 + b) * p.R + i;
                     if (row >= M)
                         break;
-                    uint8_t *dst = apk + (size_t)b * kc * p.wb + i;
-                    const uint8_t *src = A + (size_t)row * K + k0;
-                    for (uint32_t k = 0; k < kc; k++)
+                    uint8_t *dst = apk + (size_t)b * kw * p.wb + i;
+                    const uint8_t *src = A + ((size_t)row * K + k0) * eb;
+                    /* word k*eb + h holds byte h of element k */
+                    for (uint32_t k = 0; k < kw; k++)
                         dst[(size_t)k * p.wb] = src[k];
                 }
             if ((rc = spu_write(dev, p.a_base, apk, abytes)))
                 goto out;
             for (uint32_t jb0 = 0; jb0 < NB; jb0 += p.nb) {
                 const uint32_t nbi = NB - jb0 < p.nb ? NB - jb0 : p.nb;
-                const size_t bbytes = (size_t)nbi * kc * p.wb;
+                const size_t bbytes = (size_t)nbi * kw * p.wb;
                 memset(bpk, 0, bbytes);
                 for (uint32_t b = 0; b < nbi; b++) {
                     const uint32_t col0 = (jb0 + b) * p.C;
                     const uint32_t ncols = N - col0 < p.C ? N - col0 : p.C;
-                    for (uint32_t k = 0; k < kc; k++)
-                        memcpy(bpk + ((size_t)b * kc + k) * p.wb,
-                               B + (size_t)(k0 + k) * N + col0, ncols);
+                    for (uint32_t k = 0; k < kc; k++) {
+                        const uint8_t *src = B + ((size_t)(k0 + k) * N + col0) * eb;
+                        if (eb == 1) {
+                            memcpy(bpk + ((size_t)b * kw + k) * p.wb, src, ncols);
+                            continue;
+                        }
+                        for (uint32_t h = 0; h < eb; h++) {
+                            uint8_t *dst = bpk + ((size_t)b * kw + (size_t)k * eb + h) * p.wb;
+                            for (uint32_t j = 0; j < ncols; j++)
+                                dst[j] = src[(size_t)j * eb + h];
+                        }
+                    }
                 }
                 if ((rc = spu_write(dev, p.b_base, bpk, bbytes)))
                     goto out;
@@ -249,7 +264,7 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
                         goto out;
                 }
                 const uint32_t args[SPU_NARGS] = { p.a_base, p.b_base, p.c_base, kc, mbi, nbi,
-                                                   kc * p.wb, p.R * p.C * 4 };
+                                                   kw * p.wb, p.R * p.C * 4 };
                 spu_status_t st;
                 spu_counters_t pc;
                 if ((rc = spu_run(dev, args, SPU_NARGS)) ||
@@ -316,7 +331,7 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
                 const int8_t *A, const int8_t *B, int32_t *C,
                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
-    return gemm_run(dev, &spu_fw_gemm_int8, 1, 4, M, N, K, (const uint8_t *)A, (const uint8_t *)B,
+    return gemm_run(dev, &spu_fw_gemm_int8, 1, 4, 1, M, N, K, (const uint8_t *)A, (const uint8_t *)B,
                     C, opts, stats, 0, NULL, 0);
 }
 
@@ -353,7 +368,8 @@ int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *ep
                  uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
                  const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
-    const int is_float = in_dtype == SPU_DTYPE_E4M3 || in_dtype == SPU_DTYPE_E5M2;
+    const int is_float = in_dtype == SPU_DTYPE_E4M3 || in_dtype == SPU_DTYPE_E5M2 ||
+                         in_dtype == SPU_DTYPE_BF16;
     if (!dev || !epi || (in_dtype != SPU_DTYPE_INT8 && !is_float))
         return SPU_EINVAL;
     const unsigned out = epi->out_dtype;
@@ -396,7 +412,8 @@ int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *ep
     /* int32 without relu or bias sums K pieces (wrapping, exact); every
      * other output is a function of the whole sum */
     const int sum = out == SPU_DTYPE_INT32 && !epi->relu && !epi->bias;
-    rc = gemm_run(dev, &prog, sum, od->bytes, M, N, K, A, B, C, opts, stats, !sum, bfx, bb);
+    rc = gemm_run(dev, &prog, sum, od->bytes, in_dtype == SPU_DTYPE_BF16 ? 2 : 1, M, N, K, A, B, C,
+                  opts, stats, !sum, bfx, bb);
     free(bfx);
     return rc;
 }

@@ -154,6 +154,57 @@ void spu_dp_mac(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b)
     }
 }
 
+/* bf16 x bf16 (docs/numerics.md "Datapath numerics"): the exact product
+ * p * 2^e (p = the product of the two 8-bit significands, e = the sum of the
+ * biased exponents, 0 counting as 1, minus 2 x (127 + 7)) put on the 2^-32
+ * grid: shifted left when e >= -32, else rounded to the grid (RNE; below
+ * 2^-33 it is 0). A term of 2^(SPU_ACC_W-1) grid units or more (|a*b| >=
+ * 2^47) does not fit the register: the overflow flag, nothing added. NaN
+ * operands and 0 x Inf set the NaN flag, other Inf products the Inf flag of
+ * their sign (spu_array.v's mac, bf16 branch). */
+void spu_dp_mac_bf16(spu_dp_acc *t, uint16_t a, uint16_t b)
+{
+    const unsigned ea = (a >> 7) & 0xFFu, eb = (b >> 7) & 0xFFu;
+    const unsigned ma = a & 0x7Fu, mb = b & 0x7Fu;
+    const int an = ea == 0xFF && ma, bn = eb == 0xFF && mb;
+    const int ai = ea == 0xFF && !ma, bi = eb == 0xFF && !mb;
+    const int az = !(a & 0x7FFFu), bz = !(b & 0x7FFFu);
+    const int neg = ((a ^ b) >> 15) & 1;
+    if (an || bn || (ai && bz) || (bi && az)) {
+        t->nan = 1;
+        return;
+    }
+    if (ai || bi) {
+        if (neg) t->ninf = 1;
+        else     t->pinf = 1;
+        return;
+    }
+    const uint32_t p = ((ea ? 0x80u : 0u) | ma) * ((eb ? 0x80u : 0u) | mb);
+    if (!p)
+        return;
+    const int sh = (int)(ea ? ea : 1u) + (int)(eb ? eb : 1u) - 2 * (127 + 7) - SPU_ACC_FP_LSB;
+    u128 mag;
+    if (sh >= 0) {
+        if (sh > SPU_ACC_W - 2 || ((u128)p << sh) >> (SPU_ACC_W - 1)) {
+            t->ovf = 1;
+            return;
+        }
+        mag = (u128)p << sh;
+    } else {
+        const int n = -sh;
+        if (n >= 17)
+            return;
+        uint32_t q = p >> n;
+        const uint32_t rem = p & ((1u << n) - 1u), half = 1u << (n - 1);
+        if (rem > half || (rem == half && (q & 1u)))
+            q++;
+        if (!q)
+            return;
+        mag = q;
+    }
+    acc_add(t, neg ? -(i128)mag : (i128)mag);
+}
+
 uint32_t spu_dp_to_f32(const spu_dp_acc *t, unsigned in)
 {
     const u128 u = (u128)t->v;

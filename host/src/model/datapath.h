@@ -21,6 +21,10 @@ typedef struct spu_dp_acc {
 /* acc += A x B for the dtype code `in` (int8: integer product at 2^0;
  * e4m3 / e5m2: exact product at 2^SPU_ACC_FP_LSB, NaN / Inf to the flags). */
 void spu_dp_mac(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b);
+/* acc += A x B for bf16 codes (in = bf16): the exact product on the
+ * 2^SPU_ACC_FP_LSB grid, rounded to it (RNE) when below; a product too large
+ * for the register sets the overflow flag (docs/numerics.md). */
+void spu_dp_mac_bf16(spu_dp_acc *t, uint16_t a, uint16_t b);
 /* st out=f32: binary32 bits of the accumulator read on the grid of `in`. */
 uint32_t spu_dp_to_f32(const spu_dp_acc *t, unsigned in);
 /* What st does with an accumulator (the cfg fields; dtype codes). */

@@ -340,16 +340,33 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     }
     /* The steps run in order; the first whose A or B word lies outside the
      * scratchpad traps SPAD_RANGE when it is reached, after the steps before
-     * it (docs/isa.md). */
+     * it (docs/isa.md). bf16: 2k word steps, word 2s the low bytes of k-step
+     * s and word 2s + 1 its high bytes (spu_load_unit), each read and counted
+     * as an int8 step; a k-step whose second word traps adds nothing. */
+    const int bf = m->cfg_in == SPU_DTYPE_BF16;
+    const uint64_t words = bf ? 2 * (uint64_t)k : k;
     const uint64_t steps_a = first_bad_step(a, m->stride_a, R, m->cfg.spad_bytes);
     const uint64_t steps_b = first_bad_step(b, m->stride_b, C, m->cfg.spad_bytes);
     const uint64_t good = steps_a < steps_b ? steps_a : steps_b;
-    const uint32_t run = good < k ? (uint32_t)good : k;
+    const uint64_t run = good < words ? good : words;
     uint64_t conflicts = 0;
-    for (uint32_t s = 0; s < run; s++) {
-        uint64_t pa = a + (uint64_t)s * m->stride_a, pb = b + (uint64_t)s * m->stride_b;
-        const uint8_t *va = m->spad + pa, *vb = m->spad + pb;
+    for (uint64_t s = 0; s < run; s++) {
+        uint64_t pa = a + s * m->stride_a, pb = b + s * m->stride_b;
         conflicts += bank_of(m, pa) == bank_of(m, pb);
+        if (bf) {
+            if (!(s & 1))
+                continue;
+            const uint8_t *la = m->spad + pa - m->stride_a, *lb = m->spad + pb - m->stride_b;
+            const uint8_t *ha = m->spad + pa, *hb = m->spad + pb;
+            for (uint32_t i = 0; i < R; i++) {
+                spu_dp_acc *row = m->acc + (size_t)i * C;
+                const uint16_t va = (uint16_t)(la[i] | ha[i] << 8);
+                for (uint32_t j = 0; j < C; j++)
+                    spu_dp_mac_bf16(&row[j], va, (uint16_t)(lb[j] | hb[j] << 8));
+            }
+            continue;
+        }
+        const uint8_t *va = m->spad + pa, *vb = m->spad + pb;
         for (uint32_t i = 0; i < R; i++) {
             spu_dp_acc *row = m->acc + (size_t)i * C;
             for (uint32_t j = 0; j < C; j++)
@@ -359,13 +376,13 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     m->cnt[SPU_CNT_MAC_ACTIVE] += run;
     m->cnt[SPU_CNT_STALL_BANK] += conflicts;
     m->cnt[SPU_CNT_MM_CYCLES] += run + conflicts;
-    if (run < k) {               /* the stream reaches step `run` outside: trap then */
+    if (run < words) {           /* the stream reaches step `run` outside: trap then */
         m->kill_at = L + 1 + run + conflicts;
         m->kill_pc = m->pc;
         m->tu_engine = m->tu_idle = TU_NEVER;   /* (it launched: the queue is free) */
         return 0;
     }
-    const uint64_t last = L + k + conflicts;          /* cycle of the last step's read */
+    const uint64_t last = L + words + conflicts;      /* cycle of the last step's read */
     m->tu_engine = last + 1;
     m->tu_idle = last + R + C + 1;
     return 0;

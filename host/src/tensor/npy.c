@@ -37,6 +37,7 @@ static const struct {
     [SPU_NPY_INT32]   = { "<i4", "int32", 4 },
     [SPU_NPY_FLOAT32] = { "<f4", "float32", 4 },
     [SPU_NPY_FLOAT16] = { "<f2", "float16", 2 },
+    [SPU_NPY_UINT16]  = { "<u2", "uint16", 2 },
 };
 
 #define NPY_MAGIC     "\x93NUMPY"
@@ -185,6 +186,7 @@ static int parse_descr(const char *d, spu_npy_dtype *dt, char *err, size_t cap)
         { "|i1", SPU_NPY_INT8 },  { "<i1", SPU_NPY_INT8 },  { "i1", SPU_NPY_INT8 },
         { "|u1", SPU_NPY_UINT8 }, { "<u1", SPU_NPY_UINT8 }, { "u1", SPU_NPY_UINT8 },
         { "<i4", SPU_NPY_INT32 }, { "<f4", SPU_NPY_FLOAT32 }, { "<f2", SPU_NPY_FLOAT16 },
+        { "<u2", SPU_NPY_UINT16 },
     };
     for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
         if (!strcmp(d, accepted[i].s)) {
@@ -195,7 +197,7 @@ static int parse_descr(const char *d, spu_npy_dtype *dt, char *err, size_t cap)
         return fail(err, cap, "big-endian dtype '%s' is not supported (use little-endian '<%s')", d,
                     d + 1);
     return fail(err, cap, "unsupported dtype '%s' (supported: int8 '|i1', uint8 '|u1', int32 '<i4', "
-                          "float32 '<f4', float16 '<f2')", d);
+                          "float32 '<f4', float16 '<f2', uint16 '<u2')", d);
 }
 
 int spu_npy_parse(const void *buf, size_t len, spu_tensor *t, char *err, size_t errcap)

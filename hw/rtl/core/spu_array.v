@@ -29,6 +29,17 @@
 // mode feeding two spu_tile accumulators: the decoder traps every cfg whose
 // `in` is not int8, so fmt_i is always int8 and the two paths give the same
 // products.
+//
+// bf16 (FORMATS carries it; generic tiles only): a k-step's operands are two
+// bytes, streamed as two words in adjacent cycles, low bytes first, and mk_i
+// is high in the cycle a low word enters unskewed (spu_load_unit). Tile
+// (i,j) holds a word for one cycle, and the tile it reads from (west / north
+// neighbour, or the edge input) holds the next word in that same cycle, so
+// in the cycle a low word sits in tile (i,j) -- mk_i delayed i + j + 1
+// cycles (BROADCAST: 1) -- the tile has the whole pair: {neighbour's byte,
+// own byte} is the bf16 operand. It adds the term then and nothing in the
+// other cycle (docs/numerics.md "Datapath numerics": the product, exact,
+// rounded to the 2^-32 grid, RNE; out of the register's range: ovf).
 `default_nettype none
 module spu_array #(
     parameter integer ROWS = 8,
@@ -44,6 +55,7 @@ module spu_array #(
     input  wire [3:0]             fmt_i,
     input  wire [ROWS*8-1:0]      west_i,
     input  wire [COLS*8-1:0]      north_i,
+    input  wire                   mk_i,       // bf16: a low word enters (unskewed) this cycle
     output wire [ROWS*COLS*ACC_W-1:0] acc_o,
     output wire [ROWS*COLS*4-1:0] flags_o
 );
@@ -51,6 +63,7 @@ module spu_array #(
     localparam integer FP_LSB   = -32;   // weight 2^FP_LSB of the float accumulators' LSB
     localparam integer HAS_E4M3 = (FORMATS[{1'b0, DT_E4M3}] != 1'b0) ? 1 : 0;
     localparam integer HAS_E5M2 = (FORMATS[{1'b0, DT_E5M2}] != 1'b0) ? 1 : 0;
+    localparam integer HAS_BF16 = (FORMATS[{1'b0, DT_BF16}] != 1'b0 && USE_ICE40_DSP == 0 && ACC_W > 32) ? 1 : 0;
     localparam [7:0]   LSB8     = FP_LSB[7:0];
     // act: some operand register may hold a nonzero byte this cycle. Tile
     // (i,j)'s operands entered the edges at most NH cycles ago (NH = the
@@ -72,6 +85,10 @@ module spu_array #(
     wire unused_h = hist_q[NH];
     // the operands tile (i,j) multiplies this cycle, at [(i*COLS+j)*8 +: 8]
     wire [ROWS*COLS*8-1:0] a_t, b_t;
+    // bf16: the bytes the tile (i,j) reads from this cycle (its west / north
+    // neighbour's register, or the edge input), and mk_i delayed to the tile
+    wire [ROWS*COLS*8-1:0] a_u, b_u;
+    wire [ROWS*COLS-1:0]   mk_t;
     genvar gi, gj, gp;
     generate
         if (BROADCAST != 0) begin : g_bus
@@ -91,6 +108,8 @@ module spu_array #(
                 for (gj = 0; gj < COLS; gj = gj + 1) begin : g_c
                     assign a_t[(gi*COLS+gj)*8 +: 8] = ar_q[gi*8 +: 8];
                     assign b_t[(gi*COLS+gj)*8 +: 8] = bc_q[gj*8 +: 8];
+                    assign a_u[(gi*COLS+gj)*8 +: 8] = west_i[gi*8 +: 8];
+                    assign b_u[(gi*COLS+gj)*8 +: 8] = north_i[gj*8 +: 8];
                 end
             end
         end else begin : g_systolic
@@ -114,6 +133,42 @@ module spu_array #(
             end
             assign a_t = a_q;
             assign b_t = b_q;
+            for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_r
+                for (gj = 0; gj < COLS; gj = gj + 1) begin : g_c
+                    if (gj == 0) begin : g_w
+                        assign a_u[(gi*COLS+gj)*8 +: 8] = west_i[gi*8 +: 8];
+                    end else begin : g_a
+                        assign a_u[(gi*COLS+gj)*8 +: 8] = a_q[(gi*COLS+gj-1)*8 +: 8];
+                    end
+                    if (gi == 0) begin : g_n
+                        assign b_u[(gi*COLS+gj)*8 +: 8] = north_i[gj*8 +: 8];
+                    end else begin : g_b
+                        assign b_u[(gi*COLS+gj)*8 +: 8] = b_q[((gi-1)*COLS+gj)*8 +: 8];
+                    end
+                end
+            end
+        end
+    endgenerate
+
+    // mk_i delayed: mk_q[n] = mk_i n + 1 cycles ago
+    localparam integer MKN = (BROADCAST != 0) ? 1 : ROWS + COLS - 1;
+    generate
+        if (HAS_BF16 != 0) begin : g_mk
+            reg  [MKN-1:0] mk_q;
+            wire [MKN:0]   mk_nx = {mk_q, mk_i};
+            always @(posedge clk_i) begin
+                if (rst_i) mk_q <= {MKN{1'b0}};
+                else       mk_q <= mk_nx[MKN-1:0];
+            end
+            wire unused_mk = mk_nx[MKN];
+            for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_r
+                for (gj = 0; gj < COLS; gj = gj + 1) begin : g_c
+                    assign mk_t[gi*COLS+gj] = mk_q[(BROADCAST != 0) ? 0 : gi + gj];
+                end
+            end
+        end else begin : g_nomk
+            assign mk_t = {ROWS*COLS{1'b0}};
+            wire unused_mk = mk_i ^ (|a_u) ^ (|b_u) ^ (|mk_t);
         end
     endgenerate
 
@@ -177,6 +232,9 @@ module spu_array #(
                 wire [3:0] unused_fmt = fmt_i;
             end else begin : g_accw
                 reg [NT*4-1:0] flg_q;
+                // bf16: a tile on the edge reads the edge input itself, so a
+                // nonzero byte entering now matters too
+                wire mac_en = act | ((HAS_BF16 != 0) & in_nz);
             // One multiply-accumulate step (ACC_W > 32): state {ovf, ninf, pinf, nan,
             // acc} -> the next state. The float product is spu_mul_fp's exact product
             // (value (-1)^sgn * sig * 2^ex, ex the signed exponent of sig's LSB;
@@ -184,9 +242,20 @@ module spu_array #(
             // magnitude is below 2^64 (every e4m3 / e5m2 product is an integer multiple
             // of 2^FP_LSB = 2^-32 and below 2^32), so it is formed in 64 bits and added
             // or subtracted (the same ACC_W-bit sum as adding the two's-complement term).
+            // bf16 (au, bu: the neighbour's bytes, mk: the pair is complete this
+            // cycle): the exact product p * 2^(ex), p the 16-bit significand
+            // product, rounded to the grid (RNE) when below it; a term of 2^(ACC_W-1)
+            // grid units or more does not fit: ovf, no add.
             function [ACC_W+3:0] mac(input [ACC_W+3:0] st, input [3:0] fmt,
-                                     input [7:0] a, input [7:0] b);
-                reg [ACC_W-1:0] acc, sum;
+                                     input [7:0] a, input [7:0] b,
+                                     input [7:0] au, input [7:0] bu, input mk);
+                reg [ACC_W-1:0] acc, sum, magw;
+                reg [ACC_W+15:0] wide;
+                reg [31:0]      qf;
+                reg [15:0]      x, y, p16;
+                reg [9:0]       es, bsh, nsh;
+                reg [7:0]       xs, ys;
+                reg             xn, yn, xi, yi, xz, yz, rup, povf;
                 reg [63:0]      mag;
                 reg [15:0]      p;
                 reg [7:0]       sig, sh;
@@ -232,8 +301,49 @@ module spu_array #(
                         mag  = (pnan | pinf) ? 64'd0 : ({56'd0, sig} << sh);
                         tneg = sgn & (mag != 64'd0);
                     end
-                    sum = tneg ? acc - {{(ACC_W-64){1'b0}}, mag} : acc + {{(ACC_W-64){1'b0}}, mag};
-                    ovf = (acc[ACC_W-1] == tneg) && (sum[ACC_W-1] != acc[ACC_W-1]);
+                    magw = {{(ACC_W-64){1'b0}}, mag};
+                    povf = 1'b0;
+                    if (fmt == DT_BF16 && HAS_BF16 != 0) begin
+                        // 1.8.7, bias 127; IEEE Inf / NaN; the operand is {neighbour, own}
+                        x    = {au, a};
+                        y    = {bu, b};
+                        sgn  = x[15] ^ y[15];
+                        xn   = (&x[14:7]) & (|x[6:0]);
+                        yn   = (&y[14:7]) & (|y[6:0]);
+                        xi   = (&x[14:7]) & ~(|x[6:0]);
+                        yi   = (&y[14:7]) & ~(|y[6:0]);
+                        xz   = ~(|x[14:0]);
+                        yz   = ~(|y[14:0]);
+                        pnan = mk & (xn | yn | (xi & yz) | (yi & xz));
+                        pinf = mk & ~(xn | yn | (xi & yz) | (yi & xz)) & (xi | yi);
+                        xs   = {|x[14:7], x[6:0]};
+                        ys   = {|y[14:7], y[6:0]};
+                        p16  = {8'd0, xs} * {8'd0, ys};
+                        // ex = xe + ye - 2 x (127 + 7); on the grid: sh = ex + 32
+                        es   = {2'd0, x[14:7] | {7'd0, ~(|x[14:7])}} + {2'd0, y[14:7] | {7'd0, ~(|y[14:7])}};
+                        bsh  = es - 10'd236;
+                        nsh  = 10'd236 - es;
+                        wide = {(ACC_W+16){1'b0}};
+                        magw = {ACC_W{1'b0}};
+                        if (!mk || xn || yn || xi || yi || p16 == 16'd0) begin
+                            magw = {ACC_W{1'b0}};
+                        end else if (!bsh[9]) begin
+                            if ({22'd0, bsh} > ACC_W - 2) begin
+                                povf = 1'b1;
+                            end else begin
+                                wide = {{ACC_W{1'b0}}, p16} << bsh;
+                                povf = |wide[ACC_W+15:ACC_W-1];
+                                magw = povf ? {ACC_W{1'b0}} : wide[ACC_W-1:0];
+                            end
+                        end else if (nsh < 10'd17) begin
+                            qf   = {p16, 16'd0} >> nsh;
+                            rup  = qf[15] & ((|qf[14:0]) | qf[16]);
+                            magw = {{(ACC_W-16){1'b0}}, qf[31:16]} + {{(ACC_W-1){1'b0}}, rup};
+                        end
+                        tneg = sgn & (magw != {ACC_W{1'b0}});
+                    end
+                    sum = tneg ? acc - magw : acc + magw;
+                    ovf = povf | ((acc[ACC_W-1] == tneg) && (sum[ACC_W-1] != acc[ACC_W-1]));
                     mac = {st[ACC_W+3] | ovf, st[ACC_W+2] | (pinf & sgn), st[ACC_W+1] | (pinf & ~sgn),
                            st[ACC_W] | pnan, sum};
                 end
@@ -243,15 +353,16 @@ module spu_array #(
                     if (rst_i) begin
                         acc_q <= {NT*ACC_W{1'b0}};
                         flg_q <= {NT*4{1'b0}};
-                    end else if (act || (|clr_i)) begin
+                    end else if (mac_en || (|clr_i)) begin
                         for (t = 0; t < NT; t = t + 1)
                             if (clr_i[t]) begin
                                 acc_q[t*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 flg_q[t*4 +: 4]         <= 4'd0;
-                            end else if (act) begin
+                            end else if (mac_en) begin
                                 {flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]} <=
                                     mac({flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]}, fmt_i,
-                                        a_t[t*8 +: 8], b_t[t*8 +: 8]);
+                                        a_t[t*8 +: 8], b_t[t*8 +: 8],
+                                        a_u[t*8 +: 8], b_u[t*8 +: 8], mk_t[t]);
                             end
                     end
                 end

@@ -217,6 +217,7 @@ module spu_core #(
     // ---- load unit, array, drain unit ---------------------------------------------------
     wire [ROWS*8-1:0]       west;
     wire [COLS*8-1:0]       north;
+    wire                    bf_mk;      // bf16: a k-step's low word enters the skew (spu_load_unit)
     wire [ROWS*COLS*ACC_W-1:0] accs;
     wire [ROWS*COLS*4-1:0]  acc_flags;
     // The st / zacc token's wave: a token launched in cycle L (spu_load_unit)
@@ -259,24 +260,25 @@ module spu_core #(
 
     spu_load_unit #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
-        .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .PCW(UAW), .BROADCAST(BROADCAST)
+        .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .PCW(UAW), .BROADCAST(BROADCAST),
+        .BF16((FORMATS[{1'b0, DT_BF16}] != 1'b0) ? 1 : 0)
     ) u_load (
         .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i),
         .push_i(tu_push), .kind_i(tu_kind), .a_addr_i(mm_a), .b_addr_i(mm_b),
-        .a_over_i(mm_over[0]), .b_over_i(mm_over[1]), .k_i(mm_k), .pc_i(tu_pc),
+        .a_over_i(mm_over[0]), .b_over_i(mm_over[1]), .k_i(mm_k), .pc_i(tu_pc), .fmt_i(cfg_in),
         .accept_o(tu_accept), .idle_o(tu_idle), .drain_ok_i(drain_ok),
         .a_stride_i(mm_sa), .b_stride_i(mm_sb), .sa_over_i(mm_over[2]), .sb_over_i(mm_over[3]),
         .tok_o(tok), .tok_st_o(tok_st), .st_addr_o(st_addr),
         .bad_o(mm_bad), .bad_pc_o(mm_bad_pc), .step_o(mm_step), .stall_o(mm_stall), .mm_o(ev_mm),
         .a_re_o(ld_a_re), .a_addr_o(ld_a_addr), .a_rdata_i(a_rdata),
         .b_re_o(ld_b_re), .b_addr_o(ld_b_addr), .b_rdata_i(b_rdata),
-        .west_o(west), .north_o(north)
+        .west_o(west), .north_o(north), .mk_o(bf_mk)
     );
 
     spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST),
                 .FORMATS(FORMATS), .ACC_W(ACC_W)) u_array (
         .clk_i(clk_i), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
-        .west_i(west), .north_i(north), .acc_o(accs), .flags_o(acc_flags)
+        .west_i(west), .north_i(north), .mk_i(bf_mk), .acc_o(accs), .flags_o(acc_flags)
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),

@@ -33,6 +33,15 @@
 // step by the carry out of address + stride or a stride of 2^AW or more
 // (sa_over_i) -- an aligned word below 2^AW is inside.
 // abort_i (RESET) drops everything at once.
+// bf16 (BF16 = 1 and fmt_i = bf16; docs/isa.md "mm", docs/rtl.md): an mm of K
+// steps streams 2K word steps exactly as an int8 mm of 2K steps would (same
+// reads, strides, stalls, range checks, step_o / stall_o / mm_o), word 2s the
+// low bytes of k-step s and word 2s+1 its high bytes. The first word of a
+// pair is not injected when it arrives: it is injected (from fa_q / fb_q, or
+// straight from the read when the pair issued back to back) in the cycle its
+// second word issues, with mk_o high, and the second word in the next cycle,
+// as usual. So the two words of a k-step always enter the skew in adjacent
+// cycles, low word first, and the array pairs them (spu_array).
 `default_nettype none
 module spu_load_unit #(
     parameter integer ROWS       = 8,
@@ -42,7 +51,8 @@ module spu_load_unit #(
     parameter integer SPAD_BANKS = 4,
     parameter integer AW         = $clog2(SPAD_BYTES),
     parameter integer PCW        = 10,
-    parameter integer BROADCAST  = 0
+    parameter integer BROADCAST  = 0,
+    parameter integer BF16       = 0     // the array carries bf16 (FORMATS)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -55,6 +65,7 @@ module spu_load_unit #(
     input  wire                    a_over_i,    // base >= 2^AW
     input  wire                    b_over_i,
     input  wire [31:0]             k_i,
+    input  wire [3:0]              fmt_i,       // cfg in (stable while the unit is busy)
     input  wire [PCW-1:0]          pc_i,
     output wire                    accept_o,    // a push this cycle is taken
     output wire                    idle_o,
@@ -81,8 +92,10 @@ module spu_load_unit #(
     input  wire [WORD_BYTES*8-1:0] b_rdata_i,
     // skewed array edges
     output wire [ROWS*8-1:0]       west_o,
-    output wire [COLS*8-1:0]       north_o
+    output wire [COLS*8-1:0]       north_o,
+    output wire                    mk_o         // bf16: a k-step's low word enters the skew
 );
+`include "spu_isa.vh"
     localparam integer BKW  = $clog2(SPAD_BANKS);
     localparam integer OFF  = $clog2(WORD_BYTES);
     localparam integer FL   = ROWS + COLS;
@@ -100,7 +113,10 @@ module spu_load_unit #(
     reg [PCW-1:0] ppc_q;
 
     reg          stream_q, ph1_q;
-    reg [31:0]   k_q;
+    localparam integer KW = (BF16 != 0) ? 33 : 32;
+    reg [KW-1:0] k_q;                    // word steps left (bf16: 2 per k-step)
+    wire         sub;                    // bf16: the next issue is a pair's second word
+    wire         inj_first;              // bf16: the word arriving now is a pair's first
     reg [AW-1:0] a_q, b_q, as_q, bs_q;
     reg [PCW-1:0] pc_q;
     reg [FW-1:0] fl_q;
@@ -113,7 +129,17 @@ module spu_load_unit #(
     wire bad      = stream_q && !ph1_q && (a_over_q || b_over_q);
     // a step completes its reads this cycle
     wire issue    = stream_q && (!conflict || ph1_q) && !bad;
-    wire last_k   = (k_q == 32'd1);
+    wire last_k   = (k_q == {{(KW-1){1'b0}}, 1'b1});
+    wire bf       = (BF16 != 0) && (fmt_i == DT_BF16);
+    // word steps of the queued mm: K, or 2K for bf16
+    wire [KW-1:0] k_init;
+    generate
+        if (KW > 32) begin : g_k33
+            assign k_init = bf ? {pkk_q, 1'b0} : {1'b0, pkk_q};
+        end else begin : g_k32
+            assign k_init = pkk_q;
+        end
+    endgenerate
     // the entry launches: the engine is free (not streaming), an st also
     // needs the drain unit
     wire launch   = pv_q && !stream_q && ((pk_q != K_ST) || drain_ok_i);
@@ -138,7 +164,7 @@ module spu_load_unit #(
             pv_q       <= 1'b0;
             stream_q   <= 1'b0;
             ph1_q      <= 1'b0;
-            k_q        <= 32'd0;
+            k_q        <= {KW{1'b0}};
             inj_q      <= 1'b0;
             inj_hold_q <= 1'b0;
         end else begin
@@ -151,13 +177,13 @@ module spu_load_unit #(
             if (launch && pk_q == K_MM) begin
                 stream_q <= 1'b1;
                 ph1_q    <= 1'b0;
-                k_q      <= pkk_q;
+                k_q      <= k_init;
             end else if (stream_q) begin
                 if (!issue) begin
                     ph1_q <= 1'b1;
                 end else begin
                     ph1_q <= 1'b0;
-                    k_q   <= k_q - 32'd1;
+                    k_q   <= k_q - {{(KW-1){1'b0}}, 1'b1};
                     if (last_k) stream_q <= 1'b0;
                 end
             end
@@ -212,9 +238,51 @@ module spu_load_unit #(
         if (ph1_q) hold_q <= a_rdata_i;
     end
 
+    // the words read by the step issued last cycle (zeros when none)
+    wire [DW-1:0] a_raw = !inj_q ? {DW{1'b0}} : (inj_hold_q ? hold_q : a_rdata_i);
+    wire [DW-1:0] b_raw = !inj_q ? {DW{1'b0}} : b_rdata_i;
     // word entering the skew this cycle (zeros when none)
-    wire [DW-1:0] a_word = !inj_q ? {DW{1'b0}} : (inj_hold_q ? hold_q : a_rdata_i);
-    wire [DW-1:0] b_word = !inj_q ? {DW{1'b0}} : b_rdata_i;
+    wire [DW-1:0] a_word, b_word;
+    generate
+        if (BF16 != 0) begin : g_bf16
+            // a pair's second word issues now: its first enters (held, or
+            // arriving now when the pair issued back to back); a first word
+            // arriving is held, not injected
+            reg          sub_q, inj_first_q;
+            reg [DW-1:0] fa_q, fb_q;         // a pair's first words, held
+            always @(posedge clk_i) begin
+                if (rst_i || abort_i || bad) begin
+                    sub_q       <= 1'b0;
+                    inj_first_q <= 1'b0;
+                end else begin
+                    inj_first_q <= issue && bf && !sub_q;
+                    if (launch && pk_q == K_MM)
+                        sub_q <= 1'b0;
+                    else if (issue && bf)
+                        sub_q <= !sub_q;
+                end
+                if (inj_q && inj_first_q) begin
+                    fa_q <= a_raw;
+                    fb_q <= b_raw;
+                end
+            end
+            assign sub       = sub_q;
+            assign inj_first = inj_first_q;
+            wire second = issue && bf && sub;
+            assign a_word = second ? (inj_first ? a_raw : fa_q)
+                          : (inj_first ? {DW{1'b0}} : a_raw);
+            assign b_word = second ? (inj_first ? b_raw : fb_q)
+                          : (inj_first ? {DW{1'b0}} : b_raw);
+            assign mk_o   = second;
+        end else begin : g_int
+            assign sub       = 1'b0;
+            assign inj_first = 1'b0;
+            wire unused_bf = bf ^ sub ^ inj_first ^ (|fmt_i);
+            assign a_word = a_raw;
+            assign b_word = b_raw;
+            assign mk_o   = 1'b0;
+        end
+    endgenerate
 
     // triangular delay lines: row i / column j delayed i / j cycles
     genvar g;
