@@ -11,6 +11,6 @@
 .PHONY: test-formal test-formal-full
 # (the quick set and the negative tests run in make test: not again here)
 test-formal: $(BUILD)/tests/spu_formal_tests
-	@SPU_FORMAL_SET=ci GTEST_FILTER='CI/*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
+	@SPU_FORMAL_SET=ci GTEST_FILTER='CI/*:FormalCI.*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
 test-formal-full: $(BUILD)/tests/spu_formal_tests
-	@SPU_FORMAL_SET=full GTEST_FILTER='CI/*:Full/*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
+	@SPU_FORMAL_SET=full GTEST_FILTER='CI/*:FormalCI.*:Full/*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
