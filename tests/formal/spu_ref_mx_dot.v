@@ -4,7 +4,7 @@
 // "Accumulation": spu_mx_dot_exact), not from hw/rtl/numerics/spu_mx_dot*.v.
 // Each element is decoded exactly (sig * 2^exp; normal: sig = 2^m + M,
 // exp = E - bias - m; subnormal: sig = M, exp = 1 - bias - m; mxint8:
-// sig = |v|, exp = -6), each product is sig_a * sig_b * 2^(exp_a + exp_b),
+// the signed byte v, exp = -6), each product is sig_a * sig_b * 2^(exp_a + exp_b),
 // and the products are added one after the other, in element order, into
 // a wide two's-complement integer whose LSB weighs 2^LSB (the smallest
 // product exponent) -- exact, so the order is irrelevant. That sum times
@@ -60,10 +60,12 @@ module spu_ref_mx_dot #(
             ac = a_i[k*AW +: AW];
             bc = b_i[k*BW +: BW];
             if (INT8 != 0) begin
-                as_ = ac[AW-1];
-                bs_ = bc[BW-1];
-                asig = as_ ? 256 - ac[7:0] : ac[7:0];
-                bsig = bs_ ? 256 - bc[7:0] : bc[7:0];
+                // the sign goes with the value: the product of the two
+                // signed bytes, added as it is (as_ = bs_ = 0 below)
+                as_ = 1'b0;
+                bs_ = 1'b0;
+                asig = $signed(ac[7:0]);
+                bsig = $signed(bc[7:0]);
                 aexp = -6;
                 bexp = -6;
                 a_nan = 1'b0; b_nan = 1'b0; a_inf = 1'b0; b_inf = 1'b0;
