@@ -63,9 +63,11 @@ PPA_UNLISTED  := $(filter-out $(PPA_TABLE_TOPS) spu_pipe_stage,$(basename $(notd
 PPA_IDS       := $(sort $(PPA_TABLED) $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
 PPA_DIR       := $(BUILD)/ppa
 
-# One entry never stops the others: a failing entry leaves FAILED and its log.
+# One entry never stops the others: a failing entry leaves FAILED and its log
+# (and, when it failed after placement -- timing not met --, nextpnr's and
+# icetime's figures in its entry).
 $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
-	@mkdir -p $(@D); rm -f $(@D)/entry.json $(@D)/FAILED
+	@mkdir -p $(@D); rm -f $(@D)/entry.json $(@D)/FAILED $(@D)/nextpnr.json $(@D)/icetime.json
 	@echo "[ppa] start $*"
 	@if QUIET=1 synth/flow.sh entry $(basename $*) $(subst .,,$(suffix $*)) $(@D) > $(@D)/flow.log 2>&1; then \
 	  echo "[ppa] done  $*"; \
@@ -74,8 +76,10 @@ $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	  echo "[ppa] FAIL  $*: $$msg"; touch $(@D)/FAILED; \
 	  kind=$$(awk -v n=$(basename $*) '!/^#/ && $$1 == n { print $$2; exit }' $(PPA_TABLE)); \
 	  st=$$(awk -v n=$(basename $*) '!/^#/ && $$1 == n && $$2 == "unit" { s = 0; for (i = 5; i <= NF; i++) if ($$i ~ /^STAGES=/) s = substr($$i, 8); print s; exit }' $(PPA_TABLE)); \
+	  pnr=; [ -s $(@D)/nextpnr.json ] && pnr="--nextpnr $(@D)/nextpnr.json"; \
+	  [ -s $(@D)/icetime.json ] && pnr="$$pnr --icetime $(@D)/icetime.json"; \
 	  $(SPU_PPA_BIN) entry --name $(basename $*) --kind $${kind:-unit} --device $(subst .,,$(suffix $*)) \
-	    $${st:+--stages $$st --latency $$st} --status "$$msg" -o $(@D)/entry.json; \
+	    $${st:+--stages $$st --latency $$st} $$pnr --status "$$msg" -o $(@D)/entry.json; \
 	fi
 	@touch $@
 
@@ -134,3 +138,17 @@ ppa-numerics: $(SYNTH_DEPS) $(SPU_PPA_BIN)
 
 ppa-docs: ppa-numerics
 	@synth/ppa_docs.sh $(PPA_NUM_DIR) docs/numerics-rtl.md docs/img/ppa
+
+# --- formats per board (issue 10) ------------------------------------------
+#   make ppa-formats         the array rows of synth/ppa_table.tsv (kind spu:
+#                            one per board, array size and FORMATS) ->
+#                            build/ppa/formats/report.{json,csv,md} and the
+#                            "Formats per board" block of docs/fpga.md
+# (make ppa runs the same rows; after it, this only regenerates the docs)
+PPA_SPU_IDS := $(shell awk '!/^\#/ && NF >= 4 && $$2 == "spu" { print $$1 "." $$3 }' $(PPA_TABLE))
+PPA_FMT_DIR := $(PPA_DIR)/formats
+.PHONY: ppa-formats
+ppa-formats: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_SPU_IDS))) | $(SPU_PPA_BIN)
+	@mkdir -p $(PPA_FMT_DIR)
+	@$(SPU_PPA_BIN) report $(PPA_FMT_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_SPU_IDS))))
+	@synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv docs/fpga.md
