@@ -206,7 +206,10 @@ const std::vector<Proof> kCI = {
 // full set (make test-formal-full): the rest of every pipelined variant
 // whose proof finishes here, the reference proofs. Not in it (docs/numerics-rtl.md says how
 // they are covered): fp16 x fp16 at STAGES 1, 2 (an 11 x 11 multiplier
-// against its partial-product split: no answer in 10 min).
+// against its partial-product split: no answer in 10 min; make
+// test-formal-full enumerates all 2^32 pairs instead,
+// tests/rtl_numerics/test_f16x.cc), MX against the reference beyond N=8
+// e2m1 (a chain of adds against a tree).
 const std::vector<Proof> kFull = {
     {"mul_fp", 2, E5M2},
     {"mul_fp", 2, BF16},
@@ -242,6 +245,8 @@ const std::vector<Proof> kFull = {
     {"mx_dot", 2, "N=32 " E5M2},
     {"mx_dot", 3, "N=32 " E4M3_E5M2},
     {"ref_fx2f32", 0, "W=64 EW=10"},
+    {"ref_mx_dot", 0, "N=2 INT8=1"},
+    {"ref_mx_dot", 0, "N=8 " E2M1},
 };
 
 class Formal : public ::testing::Test {
