@@ -83,6 +83,11 @@ $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	fi
 	@touch $@
 
+# Every unit row (ppa-numerics runs them, or its default set of them: make
+# ppa's own prerequisites are the other rows). Defined before the rule: make
+# expands a rule's prerequisites when it reads it.
+PPA_ALL_UNIT_IDS := $(sort $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$1 "." $$3 }' $(PPA_TABLE)) \
+                       $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
 # ppa-numerics first: its report and charts (build/ppa/numerics/) come with make ppa
 # (the unit rows: the set ppa-numerics swept; PPA_FULL=1 for all)
 PPA_IDS_RUN    = $(filter-out $(PPA_ALL_UNIT_IDS),$(PPA_IDS)) $(PPA_UNIT_IDS)
@@ -114,8 +119,6 @@ ppa-diff: $(SPU_PPA_BIN)
 #                            into docs/numerics-rtl.md and docs/img/ppa/
 # The rows are the job list (one line per unit, params, device, depth); the
 # per-row rule above is what a sweep runner would call for each.
-PPA_ALL_UNIT_IDS := $(sort $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$1 "." $$3 }' $(PPA_TABLE)) \
-                       $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
 # The set swept: synth/ppa_default.txt (every unit at its 48 MHz depth and
 # neighbours, plus combinational), or every unit row with PPA_FULL=1.
 PPA_DEFAULT  := synth/ppa_default.txt
