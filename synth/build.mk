@@ -63,9 +63,11 @@ PPA_UNLISTED  := $(filter-out $(PPA_TABLE_TOPS) spu_pipe_stage,$(basename $(notd
 PPA_IDS       := $(sort $(PPA_TABLED) $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
 PPA_DIR       := $(BUILD)/ppa
 
-# One entry never stops the others: a failing entry leaves FAILED and its log.
+# One entry never stops the others: a failing entry leaves FAILED and its log
+# (and, when it failed after placement -- timing not met --, nextpnr's and
+# icetime's figures in its entry).
 $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
-	@mkdir -p $(@D); rm -f $(@D)/entry.json $(@D)/FAILED
+	@mkdir -p $(@D); rm -f $(@D)/entry.json $(@D)/FAILED $(@D)/nextpnr.json $(@D)/icetime.json
 	@echo "[ppa] start $*"
 	@if QUIET=1 synth/flow.sh entry $(basename $*) $(subst .,,$(suffix $*)) $(@D) > $(@D)/flow.log 2>&1; then \
 	  echo "[ppa] done  $*"; \
@@ -74,11 +76,18 @@ $(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	  echo "[ppa] FAIL  $*: $$msg"; touch $(@D)/FAILED; \
 	  kind=$$(awk -v n=$(basename $*) '!/^#/ && $$1 == n { print $$2; exit }' $(PPA_TABLE)); \
 	  st=$$(awk -v n=$(basename $*) '!/^#/ && $$1 == n && $$2 == "unit" { s = 0; for (i = 5; i <= NF; i++) if ($$i ~ /^STAGES=/) s = substr($$i, 8); print s; exit }' $(PPA_TABLE)); \
+	  pnr=; [ -s $(@D)/nextpnr.json ] && pnr="--nextpnr $(@D)/nextpnr.json"; \
+	  [ -s $(@D)/icetime.json ] && pnr="$$pnr --icetime $(@D)/icetime.json"; \
 	  $(SPU_PPA_BIN) entry --name $(basename $*) --kind $${kind:-unit} --device $(subst .,,$(suffix $*)) \
-	    $${st:+--stages $$st --latency $$st} --status "$$msg" -o $(@D)/entry.json; \
+	    $${st:+--stages $$st --latency $$st} $$pnr --status "$$msg" -o $(@D)/entry.json; \
 	fi
 	@touch $@
 
+# Every unit row (ppa-numerics runs them, or its default set of them: make
+# ppa's own prerequisites are the other rows). Defined before the rule: make
+# expands a rule's prerequisites when it reads it.
+PPA_ALL_UNIT_IDS := $(sort $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$1 "." $$3 }' $(PPA_TABLE)) \
+                       $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
 # ppa-numerics first: its report and charts (build/ppa/numerics/) come with make ppa
 # (the unit rows: the set ppa-numerics swept; PPA_FULL=1 for all)
 PPA_IDS_RUN    = $(filter-out $(PPA_ALL_UNIT_IDS),$(PPA_IDS)) $(PPA_UNIT_IDS)
@@ -86,8 +95,15 @@ ppa: ppa-numerics $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(filter-out $(PPA_A
 	@$(if $(PPA_UNLISTED),echo "ppa: not in $(PPA_TABLE) (run with default parameters): $(PPA_UNLISTED)";)
 	@$(SPU_PPA_BIN) report $(PPA_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_IDS_RUN))))
 	@$(SPU_PPA_BIN) validate $(PPA_DIR)/report.json
+	@# a row that does not fit its device or misses its clock is a result
+	@# (kept in the report with its status); any other failure is an error
 	@failed="$(notdir $(patsubst %/,%,$(dir $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /FAILED,$(PPA_IDS_RUN)))))))"; \
-	if [ -n "$$failed" ]; then echo "ppa: failed entries (see $(PPA_DIR)/NAME/flow.log): $$failed"; exit 1; fi
+	nofit=; err=; for i in $$failed; do \
+	  if grep -Eq 'needs (at least )?[0-9]+ |uses [0-9.]+ [a-z]+, the |timing not met|Unable to place|only [0-9]+ available' \
+	       $(PPA_DIR)/$$i/entry.json $(PPA_DIR)/$$i/flow.log 2>/dev/null; then nofit="$$nofit $$i"; else err="$$err $$i"; fi; \
+	done; \
+	[ -z "$$nofit" ] || echo "ppa: do not fit / miss their clock (in the report with their status):$$nofit"; \
+	if [ -n "$$err" ]; then echo "ppa: failed entries (see $(PPA_DIR)/NAME/flow.log):$$err"; exit 1; fi
 
 NEW       ?= $(PPA_DIR)/report.json
 THRESHOLD ?=
@@ -103,8 +119,6 @@ ppa-diff: $(SPU_PPA_BIN)
 #                            into docs/numerics-rtl.md and docs/img/ppa/
 # The rows are the job list (one line per unit, params, device, depth); the
 # per-row rule above is what a sweep runner would call for each.
-PPA_ALL_UNIT_IDS := $(sort $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$1 "." $$3 }' $(PPA_TABLE)) \
-                       $(foreach u,$(PPA_UNLISTED),$(u).up5k $(u).hx8k))
 # The set swept: synth/ppa_default.txt (every unit at its 48 MHz depth and
 # neighbours, plus combinational), or every unit row with PPA_FULL=1.
 PPA_DEFAULT  := synth/ppa_default.txt
@@ -134,3 +148,17 @@ ppa-numerics: $(SYNTH_DEPS) $(SPU_PPA_BIN)
 
 ppa-docs: ppa-numerics
 	@synth/ppa_docs.sh $(PPA_NUM_DIR) docs/numerics-rtl.md docs/img/ppa
+
+# --- formats per board (issue 10) ------------------------------------------
+#   make ppa-formats         the array rows of synth/ppa_table.tsv (kind spu:
+#                            one per board, array size and FORMATS) ->
+#                            build/ppa/formats/report.{json,csv,md} and the
+#                            "Formats per board" block of docs/fpga.md
+# (make ppa runs the same rows; after it, this only regenerates the docs)
+PPA_SPU_IDS := $(shell awk '!/^\#/ && NF >= 4 && $$2 == "spu" { print $$1 "." $$3 }' $(PPA_TABLE))
+PPA_FMT_DIR := $(PPA_DIR)/formats
+.PHONY: ppa-formats
+ppa-formats: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_SPU_IDS))) | $(SPU_PPA_BIN)
+	@mkdir -p $(PPA_FMT_DIR)
+	@$(SPU_PPA_BIN) report $(PPA_FMT_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_SPU_IDS))))
+	@synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv docs/fpga.md

@@ -18,21 +18,8 @@ trap 'rm -f "$table" "$mac"' EXIT
     echo "| unit | device | stages | latency (cycles) | Fmax (MHz) | LCs | DSPs | results/s per LC | status |"
     echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
     # CSV with quoted fields (a status may hold commas): split by hand
-    awk '
-    function csv(line, f,    n, i, c, q, cur) {
-        n = 0; cur = ""; q = 0
-        for (i = 1; i <= length(line); i++) {
-            c = substr(line, i, 1)
-            if (q) {
-                if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0 }
-                else cur = cur c
-            } else if (c == "\"") q = 1
-            else if (c == ",") { f[++n] = cur; cur = "" }
-            else cur = cur c
-        }
-        f[++n] = cur
-        return n
-    }
+    # (csv(): synth/ppa_csv.awk)
+    awk -f "$(dirname "$0")/ppa_csv.awk" -f /dev/stdin "$num/report.csv" <<'AWK'
     NR == 1 { n = csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
     {
         csv($0, v)
@@ -41,7 +28,8 @@ trap 'rm -f "$table" "$mac"' EXIT
             v[col["stages"]], v[col["latency_cycles"]], v[col["fmax_mhz"]], v[col["lcs"]], v[col["dsps"]],
             (v[col["results_per_s_per_lc"]] == "" ? "" : sprintf("%.0f", v[col["results_per_s_per_lc"]])),
             v[col["status"]]
-    }' "$num/report.csv"
+    }
+AWK
 } > "$table"
 if [ -f "$num/mac48_up5k.tsv" ]; then
     {

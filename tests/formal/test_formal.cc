@@ -18,8 +18,9 @@
 //     unused are removed and would be free in the SAT model).
 // Reference proofs (miters spu_eqref_*): the combinational unit against a
 // second, plainly written model of its arithmetic (tests/formal/spu_ref_*.v,
-// written from docs/numerics.md, not from the unit): spu_fx2f32 (ABC
-// `iprove` on the combinational miter, all inputs) and spu_acc_fx
+// written from docs/numerics.md, not from the unit): spu_fx2f32, spu_cvt_f32
+// and spu_mx_dot / mxint8 (ABC `iprove` on the combinational miter, all
+// inputs; spu_ref_mx_dot rounds with spu_ref_fx2f32) and spu_acc_fx
 // (induction over all input sequences).
 // Sets: kQuick runs in `make test`; kCI (each unit family at its 48 MHz
 // depth, the wide references) with SPU_FORMAL_SET=ci (`make test-formal`,
@@ -69,7 +70,7 @@ int timeout_s()
 }
 
 const char *kRtl[] = {"spu_pipe_stage", "spu_mul_int8_pipe", "spu_mul_fp_pipe", "spu_cvt_f32_pipe",
-                      "spu_fx2f32_pipe", "spu_mx_dot_pipe", "spu_acc_fx", "spu_fx2f32"};
+                      "spu_fx2f32_pipe", "spu_mx_dot_pipe", "spu_acc_fx", "spu_fx2f32", "spu_cvt_f32"};
 
 // AIG route: Yosys writes the miter TOP (with CHP chparams) as an AIG, ABC
 // proves it (ABC_CMD after read_aiger). Returns 0 proven, 1 refuted, 2 no
@@ -125,7 +126,8 @@ int prove(const Proof &p, int lat)
     std::string files;
     for (const char *f : kRtl)
         files += std::string(" hw/rtl/numerics/") + f + ".v";
-    files += " tests/formal/spu_eq_delay.v tests/formal/spu_ref_fx2f32.v tests/formal/spu_ref_acc_fx.v";
+    files += " tests/formal/spu_eq_delay.v tests/formal/spu_ref_fx2f32.v tests/formal/spu_ref_acc_fx.v"
+             " tests/formal/spu_ref_cvt_f32.v tests/formal/spu_ref_mx_dot.v";
     files += " tests/formal/" + top + ".v";
     const std::string name = proof_name(p, lat);
     std::string sat;
@@ -170,6 +172,7 @@ const std::vector<Proof> kQuick = {
     {"acc_fx", 3, "SPLIT=1"},
     {"ref_acc_fx", 0, ""},
     {"ref_fx2f32", 0, "W=28 EW=9"},
+    {"ref_cvt_f32", 0, ""},
 };
 
 #define E2M1 "A_EXP=2 A_MAN=1 A_SPEC=0 B_EXP=2 B_MAN=1 B_SPEC=0"
@@ -193,12 +196,19 @@ const std::vector<Proof> kCI = {
     {"mx_dot", 12, "N=2 " E2M1},
     {"ref_acc_fx", 0, "SIG_W=6 PE_W=8 LSB_EXP=-32 ACC_W=80"},
     {"ref_fx2f32", 0, "W=48 EW=10"},
+    {"ref_cvt_f32", 0, "E=8 M=7 SPEC=1"},
+    {"ref_cvt_f32", 0, "E=5 M=2 SPEC=1"},
+    {"ref_mx_dot", 0, "N=2 " E2M1},
+    {"ref_mx_dot", 0, "N=2"},
 };
 
 // full set (make test-formal-full): the rest of every pipelined variant
 // whose proof finishes here, the reference proofs. Not in it (docs/numerics-rtl.md says how
 // they are covered): fp16 x fp16 at STAGES 1, 2 (an 11 x 11 multiplier
-// against its partial-product split: no answer in 10 min).
+// against its partial-product split: no answer in 10 min; make
+// test-formal-full enumerates all 2^32 pairs instead,
+// tests/rtl_numerics/test_f16x.cc), MX against the reference beyond N=8
+// e2m1 (a chain of adds against a tree).
 const std::vector<Proof> kFull = {
     {"mul_fp", 2, E5M2},
     {"mul_fp", 2, BF16},
@@ -234,6 +244,9 @@ const std::vector<Proof> kFull = {
     {"mx_dot", 2, "N=32 " E5M2},
     {"mx_dot", 3, "N=32 " E4M3_E5M2},
     {"ref_fx2f32", 0, "W=64 EW=10"},
+    {"ref_mx_dot", 0, "N=2 " E5M2},
+    {"ref_mx_dot", 0, "N=2 INT8=1"},
+    {"ref_mx_dot", 0, "N=8 " E2M1},
 };
 
 class Formal : public ::testing::Test {
@@ -292,6 +305,66 @@ TEST_F(Formal, WrongReferenceIsRefuted)
     EXPECT_EQ(prove_aig("ref_bad", "spu_eqref_fx2f32", "chparam -set W 28 -set EW 9 spu_eqref_fx2f32; ", files,
                         "strash; iprove"),
               1);
+}
+
+// The cvt and MX references are not vacuous either: a converter reference
+// whose rne ignores the even rule or whose SR adds one more (make test), an
+// MX reference that forgets "+Inf and -Inf products give NaN" or shifts
+// every product one place too far (FormalCI: make test-formal, a minute of
+// Yosys) must each be refuted.
+struct Mutation {
+    const char *file, *from, *to, *top, *chp;
+};
+
+void expect_refuted(const std::vector<Mutation> &muts, const std::string &tag)
+{
+    int i = 0;
+    for (const Mutation &m : muts) {
+        const std::string id = tag + std::to_string(i++);
+        const std::string bad = kOut + "/" + m.file + "_" + id + ".v";
+        ASSERT_EQ(run("mkdir -p " + kOut + " && sed 's/" + m.from + "/" + m.to + "/' " + kSrc + "/tests/formal/" +
+                      m.file + ".v > " + bad),
+                  0);
+        ASSERT_NE(run("cmp -s " + bad + " " + kSrc + "/tests/formal/" + m.file + ".v"), 0)
+            << "mutation " << id << " not applied";
+        std::string files = " hw/rtl/numerics/spu_pipe_stage.v hw/rtl/numerics/spu_cvt_f32_pipe.v"
+                            " hw/rtl/numerics/spu_cvt_f32.v hw/rtl/numerics/spu_mul_fp_pipe.v"
+                            " hw/rtl/numerics/spu_mul_int8_pipe.v hw/rtl/numerics/spu_fx2f32_pipe.v"
+                            " hw/rtl/numerics/spu_mx_dot_pipe.v tests/formal/spu_ref_fx2f32.v " + bad +
+                            " tests/formal/" + m.top + ".v";
+        EXPECT_EQ(prove_aig(id, m.top, m.chp, files, "strash; iprove"), 1)
+            << "mutation " << id << " of " << m.file << " not refuted";
+    }
+}
+
+TEST_F(Formal, WrongCvtReferenceIsRefuted)
+{
+    expect_refuted({{"spu_ref_cvt_f32", "(rem == half \\&\\& q\\[0\\])", "(rem == half)", "spu_eqref_cvt_f32", ""},
+                    {"spu_ref_cvt_f32", "{1.b0, rand_i};", "{1'\\''b0, rand_i} + 1'\\''b1;", "spu_eqref_cvt_f32",
+                     "chparam -set E 5 -set M 2 -set SPEC 1 spu_eqref_cvt_f32; "}},
+                   "cvt_ref_bad");
+}
+
+class FormalCI : public Formal {
+protected:
+    void SetUp() override
+    {
+        Formal::SetUp();
+        const char *set = std::getenv("SPU_FORMAL_SET");
+        if (!set || (std::string(set) != "ci" && std::string(set) != "full"))
+            GTEST_SKIP() << "runs with make test-formal / test-formal-full";
+    }
+};
+
+TEST_F(FormalCI, WrongMxReferenceIsRefuted)
+{
+    expect_refuted({{"spu_ref_mx_dot", "nan || (pinf \\&\\& ninf);", "nan;", "spu_eqref_mx_dot",
+                     "chparam -set N 2 -set A_EXP 5 -set A_MAN 2 -set A_SPEC 1 -set B_EXP 5 -set B_MAN 2 -set B_SPEC 1"
+                     " spu_eqref_mx_dot; "},
+                    {"spu_ref_mx_dot", "(aexp + bexp - LSB)", "(aexp + bexp - LSB + 1)", "spu_eqref_mx_dot",
+                     "chparam -set N 2 -set A_EXP 2 -set A_MAN 1 -set A_SPEC 0 -set B_EXP 2 -set B_MAN 1 -set B_SPEC 0"
+                     " spu_eqref_mx_dot; "}},
+                   "mx_ref_bad");
 }
 
 // The CI and full sets, one test per proof (gtest names them by miter,

@@ -13,7 +13,7 @@
 RTLN_DIR     := $(BUILD)/rtl_numerics
 RTLN_RTL     := $(sort $(wildcard hw/rtl/numerics/*.v))
 RTLN_VLT     := $(wildcard hw/rtl/numerics/*.vlt)
-RTLN_TOPS    := spu_tb_mul spu_tb_cvt spu_tb_acc spu_tb_mx spu_tb_pipe
+RTLN_TOPS    := spu_tb_mul spu_tb_cvt spu_tb_acc spu_tb_mx spu_tb_pipe spu_tb_f16x
 RTLN_TB_V    := $(wildcard tests/rtl_numerics/spu_tb_*.v)
 RTLN_TEST    := $(BUILD)/tests/spu_rtl_numerics_tests
 RTLN_VLROOT  := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null || echo /usr/share/verilator)
