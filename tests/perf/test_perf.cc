@@ -869,6 +869,41 @@ TEST(PerfCli, RooflineErrors)
     EXPECT_EQ(sh(kSpu + " roofline model --config /nonexistent --batch 1 --seq 8 --phase decode").code, 1);
 }
 
+// spu roofline gemm with a kind and spu roofline vec: the printed cycles are
+// the model device's measured ones.
+TEST(PerfCli, RooflineKindsAndVector)
+{
+    spu_device *dev = nullptr;
+    ASSERT_EQ(spu_open(&dev, "model"), 0);
+    std::vector<uint8_t> A(37 * 300, 0x31), B(300 * 29, 0x22), C(37 * 29 * 4);
+    std::vector<double> bv(29, 1.5);
+    spu_gemm_epilogue e = {SPU_DTYPE_BF16, 1, 0, 0, SPU_ROUND_RNE, bv.data()};
+    spu_gemm_stats s{};
+    ASSERT_EQ(spu_gemm_epi(dev, SPU_DTYPE_E4M3, &e, 37, 29, 300, A.data(), B.data(), C.data(), nullptr, &s), 0);
+    auto r = sh(kSpu + " roofline gemm --m 37 --n 29 --k 300 --dtype e4m3 --out bf16 --bias --relu --device model --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(json_num(r.out, "cycles"), (double)s.cycles) << r.out;
+    std::vector<int8_t> a(5000, 1), y(5000);
+    spu_vec_stats vs{};
+    ASSERT_EQ(spu_vec_map(dev, SPU_VEC_MUL, a.data(), nullptr, 64, nullptr, y.data(), a.size(), &vs), 0);
+    r = sh(kSpu + " roofline vec --op mul --n 5000 --broadcast --device model --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(json_num(r.out, "cycles"), (double)vs.cycles) << r.out;
+    std::vector<int8_t> x(16 * 12 * 10), py(16 * 6 * 5);
+    vs = spu_vec_stats{};
+    ASSERT_EQ(spu_vec_maxpool2_hwc(dev, x.data(), 16, 12, 10, py.data(), &vs), 0);
+    r = sh(kSpu + " roofline vec --op maxpool2 --c 16 --h 12 --w 10 --device model --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(json_num(r.out, "cycles"), (double)vs.cycles) << r.out;
+    spu_close(dev);
+    EXPECT_EQ(sh(kSpu + " roofline gemm --m 8 --n 8 --k 8 --dtype e4m3 --out int32").code, 2);
+    EXPECT_EQ(sh(kSpu + " roofline gemm --m 8 --n 8 --k 8 --out q4").code, 2);
+    EXPECT_EQ(sh(kSpu + " roofline gemm --m 8 --n 8 --k 20000 --out int8").code, 1);   // K in one piece
+    EXPECT_EQ(sh(kSpu + " roofline vec --op foo --n 8").code, 2);
+    EXPECT_EQ(sh(kSpu + " roofline vec --op add").code, 2);
+    EXPECT_EQ(sh(kSpu + " roofline vec --op maxpool2 --c 3 --h 2 --w 2").code, 1);
+}
+
 TEST(PerfCli, RooflineModelOutputs)
 {
     const std::string csv = tmp("model.csv"), dir = tmp("modelplot");
