@@ -72,7 +72,7 @@ module spu_array #(
     wire unused_h = hist_q[NH];
     // the operands tile (i,j) multiplies this cycle, at [(i*COLS+j)*8 +: 8]
     wire [ROWS*COLS*8-1:0] a_t, b_t;
-    genvar gi, gj, gp;
+    genvar gi, gj, gp, gt;
     generate
         if (BROADCAST != 0) begin : g_bus
             // one register per row / column; tile (i,j) reads row i and column j
@@ -159,8 +159,8 @@ module spu_array #(
             // product of its operand pair in format fmt_i is added (mac /
             // prod32 below: docs/numerics.md "Datapath numerics").
             reg [NT*ACC_W-1:0] acc_q;
-            integer t;
             if (ACC_W == 32) begin : g_acc32
+                integer t;
                 always @(posedge clk_i) begin
                     if (rst_i) begin
                         acc_q <= {NT*ACC_W{1'b0}};
@@ -239,20 +239,19 @@ module spu_array #(
                 end
             endfunction
 
-                always @(posedge clk_i) begin
-                    if (rst_i) begin
-                        acc_q <= {NT*ACC_W{1'b0}};
-                        flg_q <= {NT*4{1'b0}};
-                    end else if (act || (|clr_i)) begin
-                        for (t = 0; t < NT; t = t + 1)
-                            if (clr_i[t]) begin
-                                acc_q[t*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
-                                flg_q[t*4 +: 4]         <= 4'd0;
-                            end else if (act) begin
-                                {flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]} <=
-                                    mac({flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]}, fmt_i,
-                                        a_t[t*8 +: 8], b_t[t*8 +: 8]);
-                            end
+                // one clocked block per tile, constant part-selects: a tile's
+                // write is a fixed-position update, not a variable part-select
+                // insert (a Verilated model's cost; docs/sim.md "Speed")
+                for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
+                    always @(posedge clk_i) begin
+                        if (rst_i || clr_i[gt]) begin
+                            acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                            flg_q[gt*4 +: 4]         <= 4'd0;
+                        end else if (act) begin
+                            {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
+                                mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
+                                    a_t[gt*8 +: 8], b_t[gt*8 +: 8]);
+                        end
                     end
                 end
                 assign flags_o = flg_q;
