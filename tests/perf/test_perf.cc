@@ -908,6 +908,26 @@ TEST(PerfCli, RooflineKindsAndVector)
     EXPECT_EQ(sh(kSpu + " roofline vec --op maxpool2 --c 3 --h 2 --w 2").code, 1);
 }
 
+// spu bench gemm with a kind: every shape's predicted cycles equal the
+// measured ones; a K beyond one piece is skipped; --calibrate refuses kinds.
+TEST(PerfCli, BenchGemmKinds)
+{
+    auto r = sh(kSpu + " bench gemm --device model --dtype e4m3 --out bf16 --bias --shapes 8x8x8,37x29x300,9x70x100,64x64x9000 --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    cJSON *j = cJSON_Parse(r.out.c_str());
+    ASSERT_NE(j, nullptr) << r.out;
+    cJSON *res = cJSON_GetObjectItem(j, "results");
+    ASSERT_EQ(cJSON_GetArraySize(res), 3) << r.out;   // 64x64x9000 skipped
+    for (int i = 0; i < 3; i++) {
+        cJSON *o = cJSON_GetArrayItem(res, i);
+        EXPECT_EQ(cJSON_GetObjectItem(o, "cycles")->valuedouble, cJSON_GetObjectItem(o, "predicted_cycles")->valuedouble);
+    }
+    EXPECT_STREQ(cJSON_GetObjectItem(j, "out")->valuestring, "bf16");
+    cJSON_Delete(j);
+    EXPECT_EQ(sh(kSpu + " bench gemm --device model --bias --sweep --calibrate /tmp/x.json").code, 2);
+    EXPECT_EQ(sh(kSpu + " bench gemm --device model --dtype e4m3 --out int32 --shapes 8x8x8").code, 2);
+}
+
 TEST(PerfCli, RooflineModelOutputs)
 {
     const std::string csv = tmp("model.csv"), dir = tmp("modelplot");
