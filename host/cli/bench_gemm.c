@@ -46,6 +46,12 @@ static const char usage[] =
     "                    errors on the odd-numbered ones\n"
     "  --csv FILE        one row per shape; --plot DIR: gnuplot PNG + SVG plots\n"
     "  --reps N          run each shape N times, keep the fastest wall time\n"
+    "  --dtype D --out D --bias  the GEMM of spu_gemm_epi instead (in int8|e4m3|e5m2,\n"
+    "                    any out, gemm_bias.s): checked piece by piece against the C\n"
+    "                    model (4-byte outs; narrow outs unchecked: JSON \"checked\"),\n"
+    "                    predicted by the same model; shapes whose K does not fit\n"
+    "                    one piece are skipped (those outputs need the whole sum);\n"
+    "                    not with --calibrate (it fits the int8 GEMM)\n"
     "The JSON carries the device's clock, geometry and ISA hash and the git commit.\n";
 
 static const char *default_shapes =
@@ -317,8 +323,11 @@ int spu_bench_gemm(int argc, char **argv)
         { "sweep", no_argument, 0, 'S' },        { "calibrate", required_argument, 0, 'c' },
         { "csv", required_argument, 0, 'v' },    { "plot", required_argument, 0, 'p' },
         { "hw", required_argument, 0, 'w' },     { "reps", required_argument, 0, 'r' },
-        { 0, 0, 0, 0 },
+        { "dtype", required_argument, 0, 't' },  { "out", required_argument, 0, 'o' },
+        { "bias", no_argument, 0, 'b' },         { 0, 0, 0, 0 },
     };
+    const char *in_key = "int8", *out_key = NULL;
+    int bias = 0;
     const char *device = cli_default_device(), *shapes = default_shapes;
     const char *calib_out = NULL, *csv = NULL, *plot = NULL, *hwfile = NULL, *shapes_arg = NULL;
     int json = 0, sweep = 0, c;
@@ -338,12 +347,28 @@ int spu_bench_gemm(int argc, char **argv)
             if (cli_parse_u64(optarg, &reps) || reps == 0 || reps > 100)
                 return cli_usage_error("bench gemm", "--reps wants 1..100, got '%s'", optarg);
             break;
+        case 't': in_key = optarg; break;
+        case 'o': out_key = optarg; break;
+        case 'b': bias = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         default: return cli_usage_error("bench gemm", "bad option");
         }
     }
     if (optind < argc)
         return cli_usage_error("bench gemm", "unexpected argument '%s'", argv[optind]);
+    const spu_dtype_desc *ind = spu_dtype_by_key(in_key);
+    if (!ind || !ind->array)
+        return cli_usage_error("bench gemm", "--dtype %s: int8, e4m3 or e5m2", in_key);
+    if (!out_key)
+        out_key = ind->code == SPU_DTYPE_INT8 ? "int32" : "f32";
+    const spu_dtype_desc *od = spu_dtype_by_key(out_key);
+    if (!od || (od->code == SPU_DTYPE_INT32 && ind->code != SPU_DTYPE_INT8))
+        return cli_usage_error("bench gemm", "--out %s: int32 (int8 in only), int8, f32, bf16, f16, e4m3, e5m2",
+                               out_key);
+    const spu_perf_gemm_kind kind = { ind->code, od->code, bias, 0 };
+    const int epi = ind->code != SPU_DTYPE_INT8 || od->code != SPU_DTYPE_INT32 || bias;
+    if (epi && calib_out)
+        return cli_usage_error("bench gemm", "--calibrate fits the int8 GEMM: drop --dtype, --out and --bias");
     char *file_shapes = NULL;
     if (sweep && shapes_arg)
         return cli_usage_error("bench gemm", "--sweep and --shapes exclude each other");
@@ -440,21 +465,50 @@ int spu_bench_gemm(int argc, char **argv)
             spu_gemm_stats s;
             spu_sim_time_t t0, t1;   /* simulators: simulated time of the first run */
             const int simt = spu_sim_time(dev, &t0) == 0;
-            rc = spu_gemm_i8(dev, d[0], d[1], d[2], A, B, C, &go, &s);
+            double *bv = NULL;
+            spu_gemm_epilogue ep = { od->code, 0, 0, 0, SPU_ROUND_RNE, NULL };
+            if (epi) {   /* codes finite in every format; a small integer bias */
+                for (size_t i = 0; i < na; i++) A[i] = (int8_t)(A[i] & 0x77);
+                for (size_t i = 0; i < nb; i++) B[i] = (int8_t)(B[i] & 0x77);
+                if (bias && (bv = malloc(d[1] * sizeof *bv)) != NULL)
+                    for (uint32_t j = 0; j < d[1]; j++) bv[j] = (double)((int)(j % 7) - 3);
+                ep.bias = bv;
+                /* gemm.c's check_on_model compares whole 4-byte C blocks, the
+                 * bytes a narrow out leaves unwritten included (left over
+                 * from earlier runs on the device): checked for 4-byte outs */
+                if (od->bytes != 4)
+                    go.check_model = 0;
+            }
+            rc = epi ? (bias && !bv ? SPU_ENOMEM : spu_gemm_epi(dev, ind->code, &ep, d[0], d[1], d[2], A, B, C, &go, &s))
+                     : spu_gemm_i8(dev, d[0], d[1], d[2], A, B, C, &go, &s);
+            if (epi && rc == SPU_ENOTSUP) {   /* K beyond one piece: this output needs the whole sum */
+                if (!json)
+                    printf("%ux%ux%u skipped: K does not fit one scratchpad piece for out %s\n", d[0], d[1], d[2],
+                           out_key);
+                free(bv);
+                free(A);
+                free(B);
+                free(C);
+                free(R);
+                continue;
+            }
             const int simt_ok = simt && rc == 0 && spu_sim_time(dev, &t1) == 0;
             /* --reps: the fastest of N runs (a shared machine's scheduling
              * noise only ever adds time); the counters are the same each run */
             for (uint64_t rep = 1; rc == 0 && rep < reps; rep++) {
                 spu_gemm_stats s2;
-                rc = spu_gemm_i8(dev, d[0], d[1], d[2], A, B, C, &go, &s2);
+                rc = epi ? spu_gemm_epi(dev, ind->code, &ep, d[0], d[1], d[2], A, B, C, &go, &s2)
+                         : spu_gemm_i8(dev, d[0], d[1], d[2], A, B, C, &go, &s2);
                 if (rc == 0 && s2.wall_s < s.wall_s)
                     s.wall_s = s2.wall_s;
             }
             if (rc) {
                 ret = cli_fail("bench gemm", "%ux%ux%u on %s: %s", d[0], d[1], d[2], device, spu_strerror(rc));
             } else {
-                spu_gemm_i8_reference(d[0], d[1], d[2], A, B, R);
-                const int exact = memcmp(C, R, nc * 4) == 0;
+                /* spu_gemm_epi checked itself against the C model (rc) */
+                if (!epi)
+                    spu_gemm_i8_reference(d[0], d[1], d[2], A, B, R);
+                const int exact = epi || memcmp(C, R, nc * 4) == 0;
                 if (!off_model)
                     s.model_cycles = s.cycles;
                 row *r = &rows[nrows];
@@ -472,7 +526,7 @@ int spu_bench_gemm(int argc, char **argv)
                     r->sim_cpb = t1.clks_per_bit;
                 }
                 nrows++;
-                spu_perf_gemm_predict(&hw, d[0], d[1], d[2], &r->g);
+                spu_perf_gemm_predict_ex(&hw, &kind, d[0], d[1], d[2], &r->g);
                 const double util = (double)s.macs / ((double)s.cycles * info.rows * info.cols);
                 if (!json) {
                     char shape[40];
@@ -487,6 +541,7 @@ int spu_bench_gemm(int argc, char **argv)
                 if (!exact)
                     ret = 1;
             }
+            free(bv);
         }
         free(A);
         free(B);
@@ -557,7 +612,7 @@ int spu_bench_gemm(int argc, char **argv)
             if (!rows[i].has_sim)
                 continue;
             spu_perf_gemm g;
-            if (spu_perf_gemm_predict(&hwb, rows[i].m, rows[i].n, rows[i].k, &g) == 0)
+            if (spu_perf_gemm_predict_ex(&hwb, &kind, rows[i].m, rows[i].n, rows[i].k, &g) == 0)
                 rows[i].pred_sim_s = spu_perf_board_time(&hwb, &g);
             if (!sfitted || !rows[i].calib)
                 es[ns++] = rel(rows[i].pred_sim_s, rows[i].sim_s);
@@ -655,6 +710,12 @@ int spu_bench_gemm(int argc, char **argv)
     if (json) {
         cJSON *root = cJSON_CreateObject(), *arr;
         cli_bench_json_header(root, device, &info);
+        cJSON_AddStringToObject(root, "dtype", in_key);
+        cJSON_AddStringToObject(root, "out", out_key);
+        cJSON_AddBoolToObject(root, "bias", bias);
+        /* int8 -> int32: every result against a plain C loop; the other kinds
+         * against the C model piece by piece, 4-byte outs on a device only */
+        cJSON_AddBoolToObject(root, "checked", !epi || (off_model && od->bytes == 4));
         cJSON_AddNumberToObject(root, "retries", cli_link_retries(dev));
         arr = cJSON_AddArrayToObject(root, "results");
         for (size_t i = 0; i < nrows; i++) {

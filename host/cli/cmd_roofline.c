@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "perf_plot.h"
+#include "spu/isa.h"
 #include "spu/perf.h"
 #include "spu/spu.h"
 
@@ -18,16 +19,20 @@
 #include <string.h>
 
 static const char usage_top[] =
-    "usage: spu roofline gemm  --m M --n N --k K [--dtype int8] [--device URI | --hw HW.json]\n"
-    "                          [--json] [--export scalesim DIR]\n"
+    "usage: spu roofline gemm  --m M --n N --k K [--dtype D] [--out D] [--bias] [--relu]\n"
+    "                          [--device URI | --hw HW.json] [--json] [--export scalesim DIR]\n"
+    "       spu roofline vec   --op OP (--n N [--broadcast] | --rows R --len L | --c C --h H --w W)\n"
+    "                          [--device URI | --hw HW.json] [--json]\n"
     "       spu roofline model --config CFG.json --batch B --seq S --phase prefill|decode\n"
     "                          [--hw HW.json] [--weights FMT --acts FMT --kv FMT]\n"
     "                          [--json] [--csv FILE] [--plot DIR]\n";
 
 static const char usage_gemm[] =
-    "usage: spu roofline gemm --m M --n N --k K [--dtype int8] [--device URI | --hw HW.json]\n"
-    "                         [--json] [--export scalesim DIR]\n"
-    "Predicts an int8 GEMM (spu gemm / spu_gemm_i8) on an SPU configuration without\n"
+    "usage: spu roofline gemm --m M --n N --k K [--dtype D] [--out D] [--bias] [--relu]\n"
+    "                         [--device URI | --hw HW.json] [--json] [--export scalesim DIR]\n"
+    "Predicts a GEMM (spu gemm: spu_gemm_i8, or spu_gemm_epi with --dtype int8|e4m3|e5m2,\n"
+    "--out int32|int8|f32|bf16|f16|e4m3|e5m2 (default int32 for int8, else f32), --bias\n"
+    "(firmware/gemm_bias.s), --relu) on an SPU configuration without\n"
     "running it: device cycles (exact, from docs/isa.md costs and the host's piece\n"
     "plan), device_s = cycles / clock, link bytes and link_s (stop-and-wait frames at\n"
     "the link rate plus per-transaction latency), host_s, total_s, the bound\n"
@@ -39,6 +44,15 @@ static const char usage_gemm[] =
     "  --hw FILE     configuration and link from a hardware file (perf/hw/*.json)\n"
     "  neither       the default sim configuration (8x8, 12 MHz, 3 Mbaud)\n"
     "  --export scalesim DIR  also write DIR/spu.cfg and DIR/gemm.csv for SCALE-Sim v2\n";
+
+static const char usage_vec[] =
+    "usage: spu roofline vec --op OP (--n N [--broadcast] | --rows R --len L | --c C --h H --w W)\n"
+    "                        [--device URI | --hw HW.json] [--json]\n"
+    "Predicts a vector kernel (spu/vector.h) without running it: device cycles (exact,\n"
+    "from the costs of hw/isa and the host's pieces), link bytes and time, as roofline gemm.\n"
+    "  --op add|sub|mul|max|lut --n N [--broadcast]   spu_vec_map over N elements\n"
+    "  --op rmax|rsum|rmaxsum --rows R --len L       spu_vec_rows (max, sum or both)\n"
+    "  --op maxpool2 --c C --h H --w W               spu_vec_maxpool2_hwc (HWC int8)\n";
 
 static const char usage_model[] =
     "usage: spu roofline model --config CFG.json --batch B --seq S --phase prefill|decode\n"
@@ -78,6 +92,56 @@ static double uri_baud_rate(const char *uri)
     return cli_parse_u64(num, &v) || v == 0 ? 0 : (double)v / 10.0;
 }
 
+/* The configuration of --device (INFO; link from --hw if given), --hw, or
+ * the default sim. 0 or the CLI's exit code after printing the error. */
+static int roofline_hw(const char *C, const char *device, const char *hwfile, spu_perf_hw *hw)
+{
+    int rc;
+    char err[512] = "";
+    if (hwfile && (rc = spu_perf_hw_load(hw, hwfile, err, sizeof err)))
+        return cli_fail(C, "%s", err);
+    if (hwfile && strcmp(hw->kind, "spu"))
+        return cli_fail(C, "%s is a \"%s\" hardware file; kernel prediction needs an SPU configuration "
+                        "(spu roofline model takes any)", hwfile, hw->kind);
+    if (device) {
+        spu_device *dev;
+        if ((rc = spu_open(&dev, device)))
+            return cli_fail(C, "cannot open device '%s': %s", device, spu_strerror(rc));
+        spu_info_t in;
+        rc = spu_info(dev, &in);
+        spu_close(dev);
+        if (rc)
+            return cli_fail(C, "INFO of '%s': %s", device, spu_strerror(rc));
+        spu_perf_hw link = *hw;
+        spu_perf_hw_from_info(hw, &in);
+        if (hwfile) {   /* link and host from the file; the clock if INFO has none */
+            if (!in.clock_hz)
+                hw->clock_hz = link.clock_hz;
+            hw->wall_clock_hz = link.wall_clock_hz;
+            hw->link_bytes_per_s = hw->mem_bytes_per_s = link.link_bytes_per_s;
+            hw->frame_overhead_s = link.frame_overhead_s;
+            hw->txn_latency_s = link.txn_latency_s;
+            hw->host_s_per_piece = link.host_s_per_piece;
+            hw->host_s_per_call = link.host_s_per_call;
+        }
+        double r = uri_baud_rate(device);
+        if (r > 0)
+            hw->link_bytes_per_s = hw->mem_bytes_per_s = r;
+    } else if (!hwfile) {
+        spu_info_t in;
+        memset(&in, 0, sizeof in);
+        in.rows = in.cols = in.word_bytes = 8;
+        in.spad_bytes = 262144;
+        in.spad_banks = 4;
+        in.ucode_words = 1024;
+        in.drain_lanes = 8;
+        in.clock_hz = 12000000;
+        snprintf(in.device, sizeof in.device, "sim");
+        spu_perf_hw_from_info(hw, &in);
+    }
+    return 0;
+}
+
 int spu_roofline_gemm(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -85,9 +149,13 @@ int spu_roofline_gemm(int argc, char **argv)
         { "k", required_argument, 0, 'k' },      { "dtype", required_argument, 0, 't' },
         { "device", required_argument, 0, 'd' }, { "hw", required_argument, 0, 'w' },
         { "json", no_argument, 0, 'j' },         { "export", required_argument, 0, 'x' },
-        { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 },
+        { "out", required_argument, 0, 'o' },    { "bias", no_argument, 0, 'b' },
+        { "relu", no_argument, 0, 'r' },         { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
     };
     const char *C = "roofline gemm";
+    const char *outs = NULL;
+    int bias = 0, relu = 0;
     uint32_t M = 0, N = 0, K = 0;
     const char *dtype = "int8", *device = NULL, *hwfile = NULL, *export_fmt = NULL;
     int json = 0, c, rc;
@@ -102,6 +170,9 @@ int spu_roofline_gemm(int argc, char **argv)
         case 'w': hwfile = optarg; break;
         case 'j': json = 1; break;
         case 'x': export_fmt = optarg; break;
+        case 'o': outs = optarg; break;
+        case 'b': bias = 1; break;
+        case 'r': relu = 1; break;
         case 'h': fputs(usage_gemm, stdout); return 0;
         default: return cli_usage_error(C, "bad option (spu roofline gemm --help)");
         }
@@ -118,55 +189,24 @@ int spu_roofline_gemm(int argc, char **argv)
         return cli_usage_error(C, "unexpected argument '%s'", argv[optind]);
     if (!M || !N || !K)
         return cli_usage_error(C, "--m, --n and --k are required");
-    if (strcmp(dtype, "int8"))
-        return cli_usage_error(C, "--dtype %s: the SPU array computes int8 (INFO formats); "
+    const spu_dtype_desc *ind = spu_dtype_by_key(dtype);
+    if (!ind || !ind->array)
+        return cli_usage_error(C, "--dtype %s: the SPU array takes int8, e4m3 or e5m2; "
                                "use spu roofline model for other formats", dtype);
+    if (!outs)
+        outs = ind->code == SPU_DTYPE_INT8 ? "int32" : "f32";
+    const spu_dtype_desc *od = spu_dtype_by_key(outs);
+    if (!od || (od->code == SPU_DTYPE_INT32 && ind->code != SPU_DTYPE_INT8))
+        return cli_usage_error(C, "--out %s: int32 (int8 in only), int8, f32, bf16, f16, e4m3 or e5m2", outs);
+    const spu_perf_gemm_kind kind = { ind->code, od->code, bias, relu };
     spu_perf_hw hw;
-    char err[512] = "";
-    if (hwfile && (rc = spu_perf_hw_load(&hw, hwfile, err, sizeof err)))
-        return cli_fail(C, "%s", err);
-    if (hwfile && strcmp(hw.kind, "spu"))
-        return cli_fail(C, "%s is a \"%s\" hardware file; GEMM prediction needs an SPU configuration "
-                        "(spu roofline model takes any)", hwfile, hw.kind);
-    if (device) {
-        spu_device *dev;
-        if ((rc = spu_open(&dev, device)))
-            return cli_fail(C, "cannot open device '%s': %s", device, spu_strerror(rc));
-        spu_info_t in;
-        rc = spu_info(dev, &in);
-        spu_close(dev);
-        if (rc)
-            return cli_fail(C, "INFO of '%s': %s", device, spu_strerror(rc));
-        spu_perf_hw link = hw;
-        spu_perf_hw_from_info(&hw, &in);
-        if (hwfile) {   /* link and host from the file; the clock if INFO has none */
-            if (!in.clock_hz)
-                hw.clock_hz = link.clock_hz;
-            hw.wall_clock_hz = link.wall_clock_hz;
-            hw.link_bytes_per_s = hw.mem_bytes_per_s = link.link_bytes_per_s;
-            hw.frame_overhead_s = link.frame_overhead_s;
-            hw.txn_latency_s = link.txn_latency_s;
-            hw.host_s_per_piece = link.host_s_per_piece;
-            hw.host_s_per_call = link.host_s_per_call;
-        }
-        double r = uri_baud_rate(device);
-        if (r > 0)
-            hw.link_bytes_per_s = hw.mem_bytes_per_s = r;
-    } else if (!hwfile) {
-        spu_info_t in;
-        memset(&in, 0, sizeof in);
-        in.rows = in.cols = in.word_bytes = 8;
-        in.spad_bytes = 262144;
-        in.spad_banks = 4;
-        in.ucode_words = 1024;
-        in.drain_lanes = 8;
-        in.clock_hz = 12000000;
-        snprintf(in.device, sizeof in.device, "sim");
-        spu_perf_hw_from_info(&hw, &in);
-    }
+    if ((rc = roofline_hw(C, device, hwfile, &hw)))
+        return rc;
     spu_perf_gemm g;
-    if ((rc = spu_perf_gemm_predict(&hw, M, N, K, &g)))
-        return cli_fail(C, "%ux%ux%u on %s: %s", M, N, K, hw.name, spu_strerror(rc));
+    if ((rc = spu_perf_gemm_predict_ex(&hw, &kind, M, N, K, &g)))
+        return cli_fail(C, "%ux%ux%u %s -> %s%s on %s: %s%s", M, N, K, dtype, outs, bias ? " with bias" : "",
+                        hw.name, spu_strerror(rc),
+                        rc == SPU_ENOTSUP && K > 1 ? " (this output needs K in one scratchpad piece)" : "");
     const uint64_t ss = spu_perf_scalesim_cycles(&hw, M, N, K);
     if (export_dir && (rc = spu_perf_export_scalesim(&hw, M, N, K, export_dir)))
         return cli_fail(C, "cannot write SCALE-Sim files into '%s': %s", export_dir, spu_strerror(rc));
@@ -176,6 +216,9 @@ int spu_roofline_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(o, "n", N);
         cJSON_AddNumberToObject(o, "k", K);
         cJSON_AddStringToObject(o, "dtype", dtype);
+        cJSON_AddStringToObject(o, "out", outs);
+        cJSON_AddBoolToObject(o, "bias", bias);
+        cJSON_AddBoolToObject(o, "relu", relu);
         cJSON_AddStringToObject(o, "hw", hw.name);
         cJSON_AddNumberToObject(o, "rows", hw.rows);
         cJSON_AddNumberToObject(o, "cols", hw.cols);
@@ -206,8 +249,8 @@ int spu_roofline_gemm(int argc, char **argv)
         cJSON_Delete(o);
         return 0;
     }
-    printf("gemm %ux%ux%u int8 on %s (%ux%u array, %u KiB scratchpad in %u banks, %.3f MHz, link %.0f B/s)\n",
-           M, N, K, hw.name, hw.rows, hw.cols, hw.spad_bytes / 1024, hw.spad_banks, hw.clock_hz / 1e6,
+    printf("gemm %ux%ux%u %s -> %s%s%s on %s (%ux%u array, %u KiB scratchpad in %u banks, %.3f MHz, link %.0f B/s)\n",
+           M, N, K, dtype, outs, bias ? " bias" : "", relu ? " relu" : "", hw.name, hw.rows, hw.cols, hw.spad_bytes / 1024, hw.spad_banks, hw.clock_hz / 1e6,
            hw.link_bytes_per_s);
     printf("cycles       %" PRIu64 " (%" PRIu64 " pieces; SCALE-Sim os: %" PRIu64 ")\n", g.cycles, g.pieces, ss);
     printf("device_s     %.6g\n", g.device_s);
@@ -224,6 +267,105 @@ int spu_roofline_gemm(int argc, char **argv)
     if (export_dir)
         printf("scalesim     %s/spu.cfg %s/gemm.csv (python3 scale.py -c %s/spu.cfg -t %s/gemm.csv -i gemm)\n",
                export_dir, export_dir, export_dir, export_dir);
+    return 0;
+}
+
+int spu_roofline_vec(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "op", required_argument, 0, 'o' },     { "n", required_argument, 0, 'n' },
+        { "broadcast", no_argument, 0, 'b' },    { "rows", required_argument, 0, 'R' },
+        { "len", required_argument, 0, 'L' },    { "c", required_argument, 0, 'c' },
+        { "h", required_argument, 0, 'H' },      { "w", required_argument, 0, 'W' },
+        { "device", required_argument, 0, 'd' }, { "hw", required_argument, 0, 'w' },
+        { "json", no_argument, 0, 'j' },         { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    const char *C = "roofline vec";
+    const char *op = NULL, *device = NULL, *hwfile = NULL;
+    uint32_t n = 0, rows = 0, len = 0, ch = 0, hh = 0, ww = 0;
+    int bc = 0, json = 0, c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': op = optarg; break;
+        case 'n': if ((rc = parse_u32_opt(C, "n", optarg, &n))) return rc; break;
+        case 'b': bc = 1; break;
+        case 'R': if ((rc = parse_u32_opt(C, "rows", optarg, &rows))) return rc; break;
+        case 'L': if ((rc = parse_u32_opt(C, "len", optarg, &len))) return rc; break;
+        case 'c': if ((rc = parse_u32_opt(C, "c", optarg, &ch))) return rc; break;
+        case 'H': if ((rc = parse_u32_opt(C, "h", optarg, &hh))) return rc; break;
+        case 'W': if ((rc = parse_u32_opt(C, "w", optarg, &ww))) return rc; break;
+        case 'd': device = optarg; break;
+        case 'w': hwfile = optarg; break;
+        case 'j': json = 1; break;
+        case 'h': fputs(usage_vec, stdout); return 0;
+        default: return cli_usage_error(C, "bad option (spu roofline vec --help)");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(C, "unexpected argument '%s'", argv[optind]);
+    static const char *const maps[] = { "add", "sub", "mul", "max", NULL, NULL, "lut" };
+    int mop = -1, kind;
+    for (int i = 0; i < 7; i++)
+        if (op && maps[i] && !strcmp(op, maps[i]))
+            mop = i;
+    if (!op)
+        return cli_usage_error(C, "--op is required (add sub mul max lut rmax rsum rmaxsum maxpool2)");
+    if (mop >= 0)
+        kind = 0;
+    else if (!strcmp(op, "rmax") || !strcmp(op, "rsum") || !strcmp(op, "rmaxsum"))
+        kind = 1;
+    else if (!strcmp(op, "maxpool2"))
+        kind = 2;
+    else
+        return cli_usage_error(C, "--op %s: one of add sub mul max lut rmax rsum rmaxsum maxpool2", op);
+    if ((kind == 0 && !n) || (kind == 1 && (!rows || !len)) || (kind == 2 && (!ch || !hh || !ww)))
+        return cli_usage_error(C, "--op %s wants %s", op,
+                               kind == 0 ? "--n N" : kind == 1 ? "--rows R --len L" : "--c C --h H --w W");
+    spu_perf_hw hw;
+    if ((rc = roofline_hw(C, device, hwfile, &hw)))
+        return rc;
+    spu_perf_gemm g;
+    rc = kind == 0 ? spu_perf_vec_map(&hw, mop, bc, n, &g)
+       : kind == 1 ? spu_perf_vec_rows(&hw, rows, len, strcmp(op, "rsum") != 0, strcmp(op, "rmax") != 0, &g)
+                   : spu_perf_vec_maxpool2(&hw, ch, hh, ww, &g);
+    if (rc)
+        return cli_fail(C, "%s on %s: %s (as the host kernel: a row within one piece; maxpool2: C a multiple "
+                        "of the word, H and W even, two input rows within one piece)", op, hw.name,
+                        spu_strerror(rc));
+    if (json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "op", op);
+        cJSON_AddStringToObject(o, "hw", hw.name);
+        cJSON_AddNumberToObject(o, "clock_hz", hw.clock_hz);
+        cJSON_AddNumberToObject(o, "link_bytes_per_s", hw.link_bytes_per_s);
+        cJSON_AddNumberToObject(o, "cycles", (double)g.cycles);
+        cJSON_AddNumberToObject(o, "runs", (double)g.pieces);
+        cJSON_AddNumberToObject(o, "device_s", g.device_s);
+        cJSON_AddNumberToObject(o, "link_bytes", (double)g.link_bytes);
+        cJSON_AddNumberToObject(o, "payload_bytes", (double)g.payload_bytes);
+        cJSON_AddNumberToObject(o, "transactions", (double)g.transactions);
+        cJSON_AddNumberToObject(o, "link_s", g.link_s);
+        cJSON_AddNumberToObject(o, "host_s", g.host_s);
+        cJSON_AddNumberToObject(o, "total_s", g.total_s);
+        cJSON_AddNumberToObject(o, "board_s", g.board_s);
+        cJSON_AddStringToObject(o, "bound", g.bound);
+        char *t = cJSON_PrintUnformatted(o);
+        puts(t ? t : "{}");
+        free(t);
+        cJSON_Delete(o);
+        return 0;
+    }
+    printf("vec %s on %s (%u-byte words, %u KiB scratchpad in %u banks, %.3f MHz, link %.0f B/s)\n", op, hw.name,
+           hw.word_bytes, hw.spad_bytes / 1024, hw.spad_banks, hw.clock_hz / 1e6, hw.link_bytes_per_s);
+    printf("cycles       %" PRIu64 " (%" PRIu64 " runs)\n", g.cycles, g.pieces);
+    printf("device_s     %.6g\n", g.device_s);
+    printf("link_bytes   %" PRIu64 " (%" PRIu64 " payload, %" PRIu64 " transactions)\n", g.link_bytes,
+           g.payload_bytes, g.transactions);
+    printf("link_s       %.6g\n", g.link_s);
+    printf("total_s      %.6g\n", g.total_s);
+    printf("bound        %s\n", g.bound);
     return 0;
 }
 

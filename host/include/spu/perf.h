@@ -107,6 +107,35 @@ typedef struct spu_perf_gemm {
 int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K,
                           spu_perf_gemm *out);
 
+/* The GEMM kernels as spu_gemm_epi runs them (spu/gemm.h): in_dtype
+ * SPU_DTYPE_INT8 | E4M3 | E5M2, out_dtype any output (its drain cycles:
+ * docs/isa.md `st`; C is read back as whole 4-byte blocks for every out),
+ * bias: firmware/gemm_bias.s (column blocks outer, a `bias` per column
+ * block, the bias written per piece), relu: with int32 out, K is then not
+ * split. {INT8, INT32, 0, 0} is spu_gemm_i8. */
+typedef struct spu_perf_gemm_kind {
+    unsigned in_dtype, out_dtype;
+    int bias, relu;
+} spu_perf_gemm_kind;
+
+/* spu_perf_gemm_predict for any kind. SPU_ENOTSUP also when the kind needs K
+ * in one piece and it does not fit (as spu_gemm_epi). */
+int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *kind,
+                             uint32_t M, uint32_t N, uint32_t K, spu_perf_gemm *out);
+
+/* The vector kernels (spu/vector.h, firmware/vec_ops.s and vec_maxpool2.s):
+ * device cycles instruction by instruction from hw/isa (docs/isa.md "Vector
+ * unit": 3 + wait + steps, a binary step 2 cycles when its sources share a
+ * bank), the host's pieces (host/src/kernels/vector.c) and their link bytes;
+ * macs = 0. op as spu_vec_op (0 add, 1 sub, 2 mul, 3 max, 6 lut); broadcast:
+ * b is one scalar. Returns 0, SPU_EINVAL or SPU_ENOTSUP (no piece fits). */
+int spu_perf_vec_map(const spu_perf_hw *hw, int op, int broadcast, uint64_t n, spu_perf_gemm *out);
+/* spu_vec_rows: rows x len, the max and / or the sum of each row */
+int spu_perf_vec_rows(const spu_perf_hw *hw, uint64_t rows, uint64_t len, int want_max, int want_sum,
+                      spu_perf_gemm *out);
+/* spu_vec_maxpool2_hwc: C x H x W int8 (HWC), 2x2 stride 2 */
+int spu_perf_vec_maxpool2(const spu_perf_hw *hw, uint64_t C, uint64_t H, uint64_t W, spu_perf_gemm *out);
+
 /* Device cycles of one piece of firmware/gemm_int8.s with mbi row blocks, nbi
  * column blocks and kc k-steps, A panels from a_base and B panels from b_base
  * (bank conflicts from the addresses), on hw. Exposed for tests. */

@@ -9,6 +9,7 @@
 #include "spu/gemm.h"
 #include "spu/isa.h"
 #include "spu_firmware.h"
+#include "perf_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -56,10 +57,11 @@ static uint64_t conflicts(const spu_perf_hw *hw, uint64_t a0, uint64_t b0, uint6
     return n;
 }
 
-static uint64_t drain_cycles(const spu_perf_hw *hw)
+/* docs/isa.md `st`: ROWS * (COLS / L) * ceil(L * bytes(out) / WORD_BYTES) */
+static uint64_t drain_cycles(const spu_perf_hw *hw, uint32_t out_bytes)
 {
     const uint64_t L = hw->drain_lanes ? hw->drain_lanes : hw->cols;
-    return (uint64_t)hw->rows * (hw->cols / L) * div_up(L * 4 /* out=int32 */, hw->word_bytes);
+    return (uint64_t)hw->rows * (hw->cols / L) * div_up(L * out_bytes, hw->word_bytes);
 }
 
 
@@ -97,17 +99,45 @@ static uint64_t tu_issue(tu_time *u, uint64_t *T, uint64_t *stall, uint64_t st_r
     return L;
 }
 
-static piece_cost piece(const spu_perf_hw *hw, uint64_t mbi, uint64_t nbi, uint64_t kc,
-                        uint64_t a_base, uint64_t b_base, uint64_t panel)
+/* The kernel of a call: gemm_int8.s (rows outer) or gemm_bias.s (column
+ * blocks outer, a `bias` per column block), its drain per block and the
+ * words a `bias` reads. */
+typedef struct kern {
+    int bias;
+    uint64_t D, bias_words;
+} kern;
+
+/*
+ * firmware/gemm_bias.s on the same rule:
+ *   cfg, li, li, mov, loop r6               5 x 2
+ *   per column block: bias  2 + wait until the tensor unit is idle and the
+ *                           last st's drain has landed (G + D + 2) + its words
+ *                     mov, loop r5          2 x 2
+ *     per row block:  mm, st, add, add      as above
+ *                     add, add              2 x 2
+ *   halt
+ */
+static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, uint64_t nbi,
+                          uint64_t kc, uint64_t a_base, uint64_t b_base, uint64_t panel)
 {
     piece_cost pc = { 0, 0, 0, 0 };
-    const uint64_t D = drain_cycles(hw), RC = (uint64_t)hw->rows + hw->cols;
+    const uint64_t D = kn->D, RC = (uint64_t)hw->rows + hw->cols;
     tu_time u = { 0, 0, 0, 0, 0 };
-    uint64_t T = COST_CFG + COST_ADDI + COST_LOOP;
-    pc.instret = 3 + mbi * (2 + 4 * nbi + 1) + 1;
-    for (uint64_t i = 0; i < mbi; i++) {
+    uint64_t drain_idle = 0;
+    const uint64_t outer = kn->bias ? nbi : mbi, inner = kn->bias ? mbi : nbi;
+    uint64_t T = kn->bias ? COST_CFG + 2 * COST_LI + COST_ADDI + COST_LOOP
+                          : COST_CFG + COST_ADDI + COST_LOOP;
+    pc.instret = kn->bias ? 5 + nbi * (3 + 4 * mbi + 2) + 1 : 3 + mbi * (2 + 4 * nbi + 1) + 1;
+    for (uint64_t o = 0; o < outer; o++) {
+        if (kn->bias) {
+            const uint64_t ready = max64(u.idle, drain_idle);
+            const uint64_t w = ready > T + 1 ? ready - (T + 1) : 0;
+            pc.stall_drain += w;
+            T += COST_BIAS + w + kn->bias_words;
+        }
         T += COST_ADDI + COST_LOOP;
-        for (uint64_t j = 0; j < nbi; j++) {
+        for (uint64_t q = 0; q < inner; q++) {
+            const uint64_t i = kn->bias ? q : o, j = kn->bias ? o : q;
             const uint64_t cf = conflicts(hw, a_base + i * panel, b_base + j * panel, kc);
             pc.stall_bank += cf;
             const uint64_t L = tu_issue(&u, &T, &pc.stall_drain, 0);           /* mm */
@@ -118,15 +148,23 @@ static piece_cost piece(const spu_perf_hw *hw, uint64_t mbi, uint64_t nbi, uint6
             u.idle = S + RC + 1;
             u.st_ready = max64(S + RC + 1, S + RC + D - 1);
             u.drain_done = S + RC + D - 1;
+            drain_idle = S + RC + D + 2;
             T += COST_ADD + COST_ADD;
         }
-        T += COST_ADD;
+        T += kn->bias ? 2 * COST_ADD : COST_ADD;
     }
     const uint64_t ready = max64(u.idle, u.drain_done);                        /* halt */
     const uint64_t w = ready > T + 1 ? ready - (T + 1) : 0;
     pc.stall_drain += w;
     pc.cycles = T + COST_HALT + w;
     return pc;
+}
+
+static piece_cost piece(const spu_perf_hw *hw, uint64_t mbi, uint64_t nbi, uint64_t kc,
+                        uint64_t a_base, uint64_t b_base, uint64_t panel)
+{
+    const kern k = { 0, drain_cycles(hw, 4), 0 };
+    return piece_k(hw, &k, mbi, nbi, kc, a_base, b_base, panel);
 }
 
 uint64_t spu_perf_gemm_piece_cycles(const spu_perf_hw *hw, uint32_t mbi, uint32_t nbi,
@@ -183,120 +221,178 @@ static uint64_t polls_for(double run_s, double status_s, double *seen_s)
     return p;
 }
 
+/* The link and time of one call, transaction by transaction (perf_internal.h). */
+void spu_perf_call_begin(spu_perf_call *c, const spu_perf_hw *hw, spu_perf_gemm *out)
+{
+    memset(out, 0, sizeof *out);
+    memset(c, 0, sizeof *c);
+    c->hw = hw;
+    c->out = out;
+    c->has_link = hw->link_bytes_per_s > 0;
+    c->wall_hz = hw->wall_clock_hz > 0 ? hw->wall_clock_hz : hw->clock_hz;
+    c->status_b = spu_perf_frame_bytes(0) + spu_perf_frame_bytes(1 + 14);
+    c->status_s = txn_s(hw, c->status_b);
+    c->bytes = spu_perf_frame_bytes(2 + 8 * SPU_CNT_COUNT);   /* the first COUNTERS reply */
+}
+
+void spu_perf_call_ucode(spu_perf_call *c, uint64_t nwords)
+{
+    const uint64_t wchunk = (PERF_LINK_MAX_PAYLOAD - 4) / 4;
+    for (uint64_t w = nwords; ; ) {
+        const uint64_t k = w < wchunk ? w : wchunk;
+        c->bytes += spu_perf_frame_bytes(4 + 4 * k) + spu_perf_frame_bytes(1);
+        c->txn++;
+        w -= k;
+        if (!w)
+            break;
+    }
+}
+
+void spu_perf_call_write(spu_perf_call *c, uint64_t n, uint64_t times)
+{
+    uint64_t b = 0, t = 0;
+    write_cost(n, &b, &t);
+    c->bytes += times * b;
+    c->txn += times * t;
+    c->out->payload_bytes += times * n;
+}
+
+void spu_perf_call_read(spu_perf_call *c, uint64_t n, uint64_t times)
+{
+    uint64_t b = 0, t = 0;
+    read_cost(n, &b, &t);
+    c->bytes += times * b;
+    c->txn += times * t;
+    c->out->payload_bytes += times * n;
+}
+
+void spu_perf_call_run(spu_perf_call *c, uint64_t cycles, uint64_t times)
+{
+    const spu_perf_hw *hw = c->hw;
+    c->bytes += times * (spu_perf_frame_bytes(4 * SPU_NARGS) + spu_perf_frame_bytes(1) +   /* ARGS */
+                         spu_perf_frame_bytes(8) + spu_perf_frame_bytes(1) +               /* RUN  */
+                         spu_perf_frame_bytes(0) + spu_perf_frame_bytes(2 + 8 * SPU_CNT_COUNT)); /* COUNTERS */
+    c->txn += times * 3;
+    c->out->pieces += times;
+    c->out->cycles += times * cycles;
+    double s_wall = (double)cycles / c->wall_hz, s_board = (double)cycles / hw->clock_hz;
+    uint64_t polls = 0;
+    if (c->has_link) {
+        polls = polls_for(s_wall, c->status_s, &s_wall);
+        polls_for(s_board, c->status_s, &s_board);
+    }
+    c->out->status_polls += times * polls;
+    c->seen_s += (double)times * s_wall;
+    c->seen_board_s += (double)times * s_board;
+}
+
+void spu_perf_call_end(spu_perf_call *c)
+{
+    const spu_perf_hw *hw = c->hw;
+    spu_perf_gemm *out = c->out;
+    uint64_t bytes = c->bytes + spu_perf_frame_bytes(0);   /* the closing COUNTERS request */
+    uint64_t txn = c->txn + 1;          /* the first COUNTERS (the closing one's reply is outside) */
+    if (!c->has_link)
+        bytes = txn = 0;
+    out->link_bytes = bytes + out->status_polls * c->status_b;
+    out->transactions = txn + out->status_polls;
+
+    const double RC = (double)hw->rows * hw->cols;
+    out->device_s = (double)out->cycles / hw->clock_hz;
+    /* link time of everything but the STATUS polls, which overlap the runs */
+    const double link_other = c->has_link ? (double)bytes / hw->link_bytes_per_s +
+                                            (double)txn * (hw->txn_latency_s + 2 * hw->frame_overhead_s)
+                                          : 0;
+    out->link_s = link_other + (double)out->status_polls * c->status_s;
+    out->host_s = (double)out->pieces * hw->host_s_per_piece + hw->host_s_per_call;
+    out->total_s = c->seen_board_s + link_other + out->host_s;
+    out->wall_s = c->seen_s + link_other + out->host_s;
+    out->poll_extra_s = c->seen_s - (double)out->cycles / c->wall_hz;
+    out->board_s = spu_perf_board_time(hw, out);   /* perf_link.c */
+    out->utilization = out->cycles ? (double)out->macs / ((double)out->cycles * RC) : 0;
+    out->intensity = out->link_bytes ? 2.0 * (double)out->macs / (double)out->link_bytes : INFINITY;
+    out->peak_ops_s = 2.0 * RC * hw->clock_hz;
+    const double link_roof = c->has_link ? out->intensity * hw->link_bytes_per_s : INFINITY;
+    out->roof_ops_s = link_roof < out->peak_ops_s ? link_roof : out->peak_ops_s;
+    out->bound = out->link_s > out->device_s ? "link" : "compute";
+}
+
 int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K,
                           spu_perf_gemm *out)
 {
-    if (!hw || !out || !M || !N || !K || strcmp(hw->kind, "spu") || !(hw->clock_hz > 0) ||
+    const spu_perf_gemm_kind k = { SPU_DTYPE_INT8, SPU_DTYPE_INT32, 0, 0 };
+    return spu_perf_gemm_predict_ex(hw, &k, M, N, K, out);
+}
+
+int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *kind,
+                             uint32_t M, uint32_t N, uint32_t K, spu_perf_gemm *out)
+{
+    if (!hw || !kind || !out || !M || !N || !K || strcmp(hw->kind, "spu") || !(hw->clock_hz > 0) ||
         !(hw->link_bytes_per_s >= 0))
         return SPU_EINVAL;
-    /* link_bytes_per_s = 0: no link (the in-process model device) */
-    const int has_link = hw->link_bytes_per_s > 0;
-    memset(out, 0, sizeof *out);
+    const int in_float = kind->in_dtype == SPU_DTYPE_E4M3 || kind->in_dtype == SPU_DTYPE_E5M2;
+    const spu_dtype_desc *od = spu_dtype_by_code(kind->out_dtype);
+    if ((kind->in_dtype != SPU_DTYPE_INT8 && !in_float) || !od ||
+        (kind->out_dtype == SPU_DTYPE_INT32 && in_float))
+        return SPU_EINVAL;
     spu_info_t info;
     spu_perf_hw_to_info(hw, &info);
     spu_gemm_plan p;
     int rc = spu_gemm_plan_make(&info, M, N, K, &p);
     if (rc)
         return rc;
-    const double wall_hz = hw->wall_clock_hz > 0 ? hw->wall_clock_hz : hw->clock_hz;
-    const uint64_t ncnt = SPU_CNT_COUNT, blk = (uint64_t)p.R * p.C * 4;
-    const uint64_t counters_req = spu_perf_frame_bytes(0),
-                   counters_rep = spu_perf_frame_bytes(2 + 8 * ncnt);
-    const uint64_t status_b = spu_perf_frame_bytes(0) + spu_perf_frame_bytes(1 + 14);
-    const double status_s = txn_s(hw, status_b);
-    out->macs = (uint64_t)M * N * K;
-
-    /* before the pieces: the first COUNTERS reply, the microcode */
-    uint64_t bytes = counters_rep, txn = 0, nwords = spu_fw_gemm_int8.nwords;
-    const uint64_t wchunk = (PERF_LINK_MAX_PAYLOAD - 4) / 4;
-    for (uint64_t w = nwords; ; ) {
-        const uint64_t k = w < wchunk ? w : wchunk;
-        bytes += spu_perf_frame_bytes(4 + 4 * k) + spu_perf_frame_bytes(1);
-        txn++;
-        w -= k;
-        if (!w)
-            break;
+    /* as spu_gemm_epi / gemm_run (host/src/kernels/gemm.c): int32 without
+     * relu or bias sums K pieces; every other output needs K in one piece;
+     * the bias of a piece's column blocks goes after its C blocks */
+    const int sum = kind->out_dtype == SPU_DTYPE_INT32 && !kind->relu && !kind->bias;
+    if (!sum && p.kc < K)
+        return SPU_ENOTSUP;
+    const uint64_t blk = (uint64_t)p.R * p.C * 4, bb = in_float ? 8 : 4;
+    const uint64_t bias_blk = kind->bias ? p.C * bb : 0;
+    while (kind->bias && (uint64_t)p.mb * p.nb * blk + (uint64_t)p.nb * bias_blk > p.c_bytes) {
+        if (p.mb > 1) p.mb--;
+        else if (p.nb > 1) p.nb--;
+        else return SPU_ENOTSUP;
     }
-    double seen_s = 0, seen_board_s = 0;
+    const kern kn = { kind->bias != 0, drain_cycles(hw, od->bytes),
+                      kind->bias ? div_up(bias_blk, hw->word_bytes) : 0 };
+    spu_perf_call c;
+    spu_perf_call_begin(&c, hw, out);
+    out->macs = (uint64_t)M * N * K;
+    spu_perf_call_ucode(&c, kind->bias ? spu_fw_gemm_bias.nwords : spu_fw_gemm_int8.nwords);
     /* the pieces come in at most 2 x 2 x 2 kinds: full or last of k, rows, cols */
     const uint32_t kfull = K / p.kc, krem = K % p.kc;
     const uint32_t mfull = p.MB / p.mb, mrem = p.MB % p.mb;
     const uint32_t nfull = p.NB / p.nb, nrem = p.NB % p.nb;
     for (int ki = 0; ki < 2; ki++) {
-        const uint64_t kn = ki ? (krem != 0) : kfull, kc = ki ? krem : p.kc;
-        if (!kn)
+        const uint64_t kcnt = ki ? (krem != 0) : kfull, kc = ki ? krem : p.kc;
+        if (!kcnt)
             continue;
         const uint64_t panel = kc * p.wb;
         for (int mi = 0; mi < 2; mi++) {
             const uint64_t mn = mi ? (mrem != 0) : mfull, mbi = mi ? mrem : p.mb;
             if (!mn)
                 continue;
-            /* A once per (k0, ib0) */
-            uint64_t ab = 0, at = 0;
-            write_cost(mbi * panel, &ab, &at);
-            bytes += kn * mn * ab;
-            txn += kn * mn * at;
-            out->payload_bytes += kn * mn * mbi * panel;
+            spu_perf_call_write(&c, mbi * panel, kcnt * mn);          /* A once per (k0, ib0) */
             for (int ni = 0; ni < 2; ni++) {
                 const uint64_t nn = ni ? (nrem != 0) : nfull, nbi = ni ? nrem : p.nb;
                 if (!nn)
                     continue;
-                const uint64_t cnt = kn * mn * nn;
-                const piece_cost pc = piece(hw, (uint32_t)mbi, (uint32_t)nbi, (uint32_t)kc,
-                                            p.a_base, p.b_base, (uint32_t)panel);
-                out->pieces += cnt;
-                out->cycles += cnt * pc.cycles;
+                const uint64_t cnt = kcnt * mn * nn;
+                const piece_cost pc = piece_k(hw, &kn, mbi, nbi, kc, p.a_base, p.b_base, panel);
                 out->stall_bank += cnt * pc.stall_bank;
                 out->stall_drain += cnt * pc.stall_drain;
                 out->instret += cnt * pc.instret;
                 out->mac_active += cnt * mbi * nbi * kc;
-                uint64_t b = 0, t = 0;
-                write_cost(nbi * panel, &b, &t);                    /* B          */
-                b += spu_perf_frame_bytes(4 * SPU_NARGS) + spu_perf_frame_bytes(1);   /* ARGS */
-                b += spu_perf_frame_bytes(8) + spu_perf_frame_bytes(1);              /* RUN  */
-                b += counters_req + counters_rep;                   /* COUNTERS   */
-                t += 3;
-                read_cost(mbi * nbi * blk, &b, &t);                 /* C          */
-                bytes += cnt * b;
-                txn += cnt * t;
-                out->payload_bytes += cnt * (nbi * panel + mbi * nbi * blk);
-                double s_wall = (double)pc.cycles / wall_hz, s_board = (double)pc.cycles / hw->clock_hz;
-                uint64_t polls = 0;
-                if (has_link) {
-                    polls = polls_for(s_wall, status_s, &s_wall);
-                    polls_for(s_board, status_s, &s_board);
-                }
-                out->status_polls += cnt * polls;
-                seen_s += (double)cnt * s_wall;
-                seen_board_s += (double)cnt * s_board;
+                spu_perf_call_write(&c, nbi * panel, cnt);            /* B          */
+                if (kind->bias)
+                    spu_perf_call_write(&c, nbi * bias_blk, cnt);     /* its bias   */
+                spu_perf_call_run(&c, pc.cycles, cnt);                /* ARGS, RUN, STATUS, COUNTERS */
+                spu_perf_call_read(&c, mbi * nbi * blk, cnt);         /* C: whole 4-byte blocks, every out */
             }
         }
     }
-    bytes += counters_req;   /* the closing COUNTERS request */
-    txn += 1;                /* the first COUNTERS (the closing one's reply is outside) */
-    if (!has_link)
-        bytes = txn = 0;
-    out->link_bytes = bytes + out->status_polls * status_b;
-    out->transactions = txn + out->status_polls;
-
-    const double RC = (double)hw->rows * hw->cols;
-    out->device_s = (double)out->cycles / hw->clock_hz;
-    /* link time of everything but the STATUS polls, which overlap the runs */
-    const double link_other = has_link ? (double)bytes / hw->link_bytes_per_s +
-                                         (double)txn * (hw->txn_latency_s + 2 * hw->frame_overhead_s)
-                                       : 0;
-    out->link_s = link_other + (double)out->status_polls * status_s;
-    out->host_s = (double)out->pieces * hw->host_s_per_piece + hw->host_s_per_call;
-    out->total_s = seen_board_s + link_other + out->host_s;
-    out->wall_s = seen_s + link_other + out->host_s;
-    out->poll_extra_s = seen_s - (double)out->cycles / wall_hz;
-    out->board_s = spu_perf_board_time(hw, out);   /* perf_link.c */
-    out->utilization = (double)out->macs / ((double)out->cycles * RC);
-    out->intensity = out->link_bytes ? 2.0 * (double)out->macs / (double)out->link_bytes : INFINITY;
-    out->peak_ops_s = 2.0 * RC * hw->clock_hz;
-    const double link_roof = has_link ? out->intensity * hw->link_bytes_per_s : INFINITY;
-    out->roof_ops_s = link_roof < out->peak_ops_s ? link_roof : out->peak_ops_s;
-    out->bound = out->link_s > out->device_s ? "link" : "compute";
+    spu_perf_call_end(&c);
     return 0;
 }
 

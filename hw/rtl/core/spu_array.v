@@ -89,7 +89,7 @@ module spu_array #(
     // neighbour's register, or the edge input), and mk_i delayed to the tile
     wire [ROWS*COLS*8-1:0] a_u, b_u;
     wire [ROWS*COLS-1:0]   mk_t;
-    genvar gi, gj, gp;
+    genvar gi, gj, gp, gt;
     generate
         if (BROADCAST != 0) begin : g_bus
             // one register per row / column; tile (i,j) reads row i and column j
@@ -214,8 +214,8 @@ module spu_array #(
             // product of its operand pair in format fmt_i is added (mac /
             // prod32 below: docs/numerics.md "Datapath numerics").
             reg [NT*ACC_W-1:0] acc_q;
-            integer t;
             if (ACC_W == 32) begin : g_acc32
+                integer t;
                 always @(posedge clk_i) begin
                     if (rst_i) begin
                         acc_q <= {NT*ACC_W{1'b0}};
@@ -349,21 +349,20 @@ module spu_array #(
                 end
             endfunction
 
-                always @(posedge clk_i) begin
-                    if (rst_i) begin
-                        acc_q <= {NT*ACC_W{1'b0}};
-                        flg_q <= {NT*4{1'b0}};
-                    end else if (mac_en || (|clr_i)) begin
-                        for (t = 0; t < NT; t = t + 1)
-                            if (clr_i[t]) begin
-                                acc_q[t*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
-                                flg_q[t*4 +: 4]         <= 4'd0;
-                            end else if (mac_en) begin
-                                {flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]} <=
-                                    mac({flg_q[t*4 +: 4], acc_q[t*ACC_W +: ACC_W]}, fmt_i,
-                                        a_t[t*8 +: 8], b_t[t*8 +: 8],
-                                        a_u[t*8 +: 8], b_u[t*8 +: 8], mk_t[t]);
-                            end
+                // one clocked block per tile, constant part-selects: a tile's
+                // write is a fixed-position update, not a variable part-select
+                // insert (a Verilated model's cost; docs/sim.md "Speed")
+                for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
+                    always @(posedge clk_i) begin
+                        if (rst_i || clr_i[gt]) begin
+                            acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                            flg_q[gt*4 +: 4]         <= 4'd0;
+                        end else if (mac_en) begin
+                            {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
+                                mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
+                                    a_t[gt*8 +: 8], b_t[gt*8 +: 8],
+                                    a_u[gt*8 +: 8], b_u[gt*8 +: 8], mk_t[gt]);
+                        end
                     end
                 end
                 assign flags_o = flg_q;
