@@ -100,6 +100,7 @@ void spu_net_free(spu_net *net)
     free(net->host_list);
     free(net->host_list_vec);
     free(net->host_vec_names);
+    rt_chain_free(net);
     free(net->name);
     free(net);
 }
@@ -792,7 +793,7 @@ int spu_net_load(spu_net **out, const char *graph_path, char *err, size_t errcap
     }
     fuse_relus(net);    /* before plan_vector: a fused relu needs no vector unit */
     plan_vector(net);
-    if ((rc = build_host_list(net)) || (rc = build_host_list_vec(net)))
+    if ((rc = build_host_list(net)) || (rc = build_host_list_vec(net)) || (rc = rt_chain_plan(net)))
         perr(err, errcap, rc, "out of memory");
 out:
     cJSON_Delete(root);
@@ -832,6 +833,11 @@ size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t feat
         return 0;
     if (fmt != SPU_NET_INT8 || !(features & SPU_FEATURE_VECTOR))
         return spu_net_host_ops(net, names, cap);
+    if (net->chain) {       /* the int8 chain (chain.c) */
+        for (size_t i = 0; i < net->nhost_chain && i < cap; i++)
+            names[i] = net->host_list_chain[i];
+        return net->nhost_chain;
+    }
     for (size_t i = 0; i < net->nhost_vec && i < cap; i++)
         names[i] = net->host_list_vec[i];
     return net->nhost_vec;

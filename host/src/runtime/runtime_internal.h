@@ -80,6 +80,16 @@ typedef struct rt_node {
      * dense takes those codes (no quantize of its own) */
     int    vec_relu, q_pre;
     float  vec_scale;
+    /* the int8 chain (chain.c; docs/runtime.md "Int8 chain"): this GEMM's
+     * weights with the per-channel scales of its input codes folded in, in
+     * the device's column order; its output is int8 codes from the output
+     * pipeline (shift ch_shift, RNE, bias ch_bias, relu) or, for the last
+     * GEMM, int32 sums dequantized by ch_deq[n] */
+    int8_t *ch_wq;          /* W'^T [K][N]                              */
+    double *ch_bias;        /* [N], on the int32 grid                   */
+    float  *ch_deq;         /* [N], the last GEMM only                  */
+    unsigned ch_shift;
+    int    ch_last;
 } rt_node;
 
 struct spu_net {
@@ -94,6 +104,20 @@ struct spu_net {
     const char **host_list_vec;  /* the same with the vector unit (int8) */
     size_t     nhost_vec;
     char      *host_vec_names;
+    /* the int8 chain (chain.c): every node lowered onto the device with
+     * int8 codes between the GEMMs; ch_C/H/W per tensor: its codes are
+     * [H][W][C] (channels innermost); ch_in_scale: the input's quantization */
+    int        chain;
+    size_t    *ch_C, *ch_H, *ch_W;
+    float      ch_in_scale;
+    const char **host_list_chain;
+    size_t     nhost_chain;
+    char      *host_chain_names;
 };
+
+/* Plan the int8 chain of a loaded graph (sets net->chain when the graph
+ * qualifies; chain.c). Returns 0 or SPU_ENOMEM. */
+int  rt_chain_plan(spu_net *net);
+void rt_chain_free(spu_net *net);
 
 #endif
