@@ -24,6 +24,7 @@
  *    side of the boundary, as the input's quantization is the input side).
  */
 #include "runtime_internal.h"
+#include "spu/numerics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -76,8 +77,12 @@ static double median(double *v, size_t n)
 }
 
 /* Fold the input scales into node n's weights and quantize them; t_out[N]
- * receives the scales of its output codes (unless last). */
-static int plan_gemm(spu_net *net, rt_node *n, const double *t_in, double *t_out)
+ * receives the scales of its output codes (unless last). f = -1: int8
+ * (shift and per-channel scales as above); RT_F8_E4M3 / RT_F8_E5M2: every
+ * scale a power of two (exact folding), s_w'[n] = the larger of the powers
+ * of two that fit max|W'[n]| and the output range r into the format, the
+ * output pipeline rounds the exact sum once to the format's codes. */
+static int plan_gemm(spu_net *net, rt_node *n, const double *t_in, double *t_out, int f)
 {
     const rt_gemm_w *g = &n->g[0];
     const size_t N = g->N, K = g->K;
@@ -85,10 +90,16 @@ static int plan_gemm(spu_net *net, rt_node *n, const double *t_in, double *t_out
     const size_t C = net->ch_C[in_t], H = net->ch_H[in_t], W = net->ch_W[in_t];
     double *wf = malloc(K * N * sizeof *wf), *wmax = calloc(N, sizeof *wmax), *lg = malloc(N * sizeof *lg);
     double *sw = malloc(N * sizeof *sw);
-    n->ch_wq = malloc(K * N);
-    n->ch_bias = malloc(N * sizeof *n->ch_bias);
+    float *wt = f >= 0 ? malloc(K * N * sizeof *wt) : NULL;
+    double **bias = f < 0 ? &n->ch_bias : &n->ch_biasf[f];
+    float **deq = f < 0 ? &n->ch_deq : &n->ch_deqf[f];
+    if (f < 0)
+        n->ch_wq = malloc(K * N);
+    else
+        n->ch_wf[f] = malloc(K * N);
+    *bias = malloc(N * sizeof **bias);
     int rc = SPU_ENOMEM;
-    if (!wf || !wmax || !lg || !sw || !n->ch_wq || !n->ch_bias)
+    if (!wf || !wmax || !lg || !sw || (f < 0 ? !n->ch_wq : !n->ch_wf[f] || !wt) || !*bias)
         goto out;
     /* W'^T [j][n]: j the device's column of the input codes */
     for (size_t k = 0; k < K; k++) {
@@ -108,6 +119,7 @@ static int plan_gemm(spu_net *net, rt_node *n, const double *t_in, double *t_out
         }
     }
     n->ch_last = n->out == net->output;
+    const float fmax = f >= 0 ? rt_f8_max(f) : 127.0f;
     unsigned shift = 0;
     double r = 0.0;
     if (!n->ch_last) {
@@ -117,35 +129,49 @@ static int plan_gemm(spu_net *net, rt_node *n, const double *t_in, double *t_out
             if (wmax[o] > 0.0)
                 lg[m++] = log2(r / wmax[o]);
         const double md = m ? nearbyint(median(lg, m)) : 0.0;
-        shift = md < 0.0 ? 0u : md > 31.0 ? 31u : (unsigned)md;
+        shift = f >= 0 || md < 0.0 ? 0u : md > 31.0 ? 31u : (unsigned)md;
     }
-    n->ch_shift = shift;
-    if (n->ch_last && !(n->ch_deq = malloc(N * sizeof *n->ch_deq)))
+    if (f < 0)
+        n->ch_shift = shift;
+    if (n->ch_last && !(*deq = malloc(N * sizeof **deq)))
         goto out;
     for (size_t o = 0; o < N; o++) {
-        double s = wmax[o] / 127.0;
-        if (!n->ch_last && r / (127.0 * ldexp(1.0, (int)shift)) > s)
-            s = r / (127.0 * ldexp(1.0, (int)shift));
-        if (!(s > 0.0))
-            s = 1.0;
+        double s;
+        if (f >= 0) {
+            s = rt_pow2_scale((float)wmax[o], fmax);
+            if (!n->ch_last && rt_pow2_scale((float)r, fmax) > s)
+                s = rt_pow2_scale((float)r, fmax);
+        } else {
+            s = wmax[o] / 127.0;
+            if (!n->ch_last && r / (127.0 * ldexp(1.0, (int)shift)) > s)
+                s = r / (127.0 * ldexp(1.0, (int)shift));
+            if (!(s > 0.0))
+                s = 1.0;
+        }
         sw[o] = s;
-        n->ch_bias[o] = nearbyint((double)g->bias[o] / s);
+        (*bias)[o] = f >= 0 ? (double)g->bias[o] / s : nearbyint((double)g->bias[o] / s);
         if (n->ch_last)
-            n->ch_deq[o] = (float)s;
+            (*deq)[o] = (float)s;
         else
             t_out[o] = ldexp(s, (int)shift);
     }
     for (size_t j = 0; j < K; j++)
         for (size_t o = 0; o < N; o++) {
+            if (f >= 0) {
+                wt[j * N + o] = (float)(wf[j * N + o] / sw[o]);
+                continue;
+            }
             double q = nearbyint(wf[j * N + o] / sw[o]);
             n->ch_wq[j * N + o] = (int8_t)(q > 127.0 ? 127.0 : q < -127.0 ? -127.0 : q);
         }
-    rc = 0;
+    rc = f >= 0 ? spu_convert_from_f32(f == RT_F8_E4M3 ? SPU_FMT_E4M3 : SPU_FMT_E5M2, wt, n->ch_wf[f], K * N, NULL)
+                : 0;
 out:
     free(wf);
     free(wmax);
     free(lg);
     free(sw);
+    free(wt);
     return rc;
 }
 
@@ -187,7 +213,7 @@ static int qualifies(const spu_net *net)
 
 int rt_chain_plan(spu_net *net)
 {
-    net->chain = 0;
+    net->chain = net->chain_f8 = 0;
     if (!qualifies(net))
         return 0;
     const size_t T = net->ntensors;
@@ -195,19 +221,28 @@ int rt_chain_plan(spu_net *net)
     net->ch_H = calloc(T, sizeof *net->ch_H);
     net->ch_W = calloc(T, sizeof *net->ch_W);
     double **ts = calloc(T, sizeof *ts);        /* per tensor, its channel scales */
-    int *flat = calloc(T, sizeof *flat);
-    int rc = SPU_ENOMEM, ok = 1;
-    if (!net->ch_C || !net->ch_H || !net->ch_W || !ts || !flat)
+    int *flat = calloc(T, sizeof *flat), *relud = calloc(T, sizeof *relud);
+    int rc = SPU_ENOMEM, ok = 1, f8ok = 1;
+    if (!net->ch_C || !net->ch_H || !net->ch_W || !ts || !flat || !relud)
         goto out;
     const rt_tensor *in = &net->tensors[0];
+    /* one pass per format: int8 (f = -1), e4m3, e5m2 */
+    for (int f = -1; ok && f < 2; f++) {
+    for (size_t i = 0; i < T; i++) {
+        free(ts[i]);
+        ts[i] = NULL;
+        flat[i] = relud[i] = 0;
+    }
     net->ch_C[0] = in->shape[0];
     net->ch_H[0] = in->ndim == 3 ? in->shape[1] : 1;
     net->ch_W[0] = in->ndim == 3 ? in->shape[2] : 1;
     net->ch_in_scale = next_scale(net, 0);
+    if (f >= 0)
+        net->ch_in_scalef[f] = rt_pow2_scale(net->ch_in_scale * 127.0f, rt_f8_max(f));
     if (!(ts[0] = malloc(net->ch_C[0] * sizeof **ts)))
         goto out;
     for (size_t c = 0; c < net->ch_C[0]; c++)
-        ts[0][c] = net->ch_in_scale;
+        ts[0][c] = f >= 0 ? net->ch_in_scalef[f] : net->ch_in_scale;
     for (size_t i = 0; ok && i < net->nnodes; i++) {
         rt_node *n = &net->nodes[i];
         const int a = n->in[0], o = n->out;
@@ -218,6 +253,7 @@ int rt_chain_plan(spu_net *net)
             net->ch_H[o] = net->ch_H[a];
             net->ch_W[o] = net->ch_W[a];
             flat[o] = flat[a] || n->kind == RT_FLATTEN;
+            relud[o] = relud[a] || n->kind == RT_RELU;
             ts[o] = ts[a];
             ts[a] = NULL;
             break;
@@ -229,6 +265,11 @@ int rt_chain_plan(spu_net *net)
             net->ch_C[o] = net->ch_C[a];
             net->ch_H[o] = net->ch_H[a] / 2;
             net->ch_W[o] = net->ch_W[a] / 2;
+            /* FP8: vmax on the codes is the max of the values only when no
+             * code is negative (sign bit clear: a relu before) */
+            if (f >= 0 && !relud[a])
+                f8ok = 0;
+            relud[o] = relud[a];
             ts[o] = ts[a];
             ts[a] = NULL;
             break;
@@ -246,13 +287,14 @@ int rt_chain_plan(spu_net *net)
             net->ch_W[o] = n->kind == RT_CONV2D ? n->OW : 1;
             if (!(ts[o] = malloc(N * sizeof **ts)))
                 goto out;
-            if ((rc = plan_gemm(net, n, ts[a], ts[o])))
+            if ((rc = plan_gemm(net, n, ts[a], ts[o], f)))
                 goto out;
             break;
         }
         default:
             ok = 0;
         }
+    }
     }
     /* host steps of the chain: the im2col of each conv2d */
     size_t len = 1, cnt = 0;
@@ -275,6 +317,7 @@ int rt_chain_plan(spu_net *net)
             p += w + 1;
         }
     net->chain = ok;
+    net->chain_f8 = ok && f8ok;
     rc = 0;
 out:
     if (ts)
@@ -282,6 +325,7 @@ out:
             free(ts[i]);
     free(ts);
     free(flat);
+    free(relud);
     return rc;
 }
 
@@ -292,6 +336,11 @@ void rt_chain_free(spu_net *net)
         free(n->ch_wq);
         free(n->ch_bias);
         free(n->ch_deq);
+        for (int f = 0; f < 2; f++) {
+            free(n->ch_wf[f]);
+            free(n->ch_biasf[f]);
+            free(n->ch_deqf[f]);
+        }
     }
     free(net->ch_C);
     free(net->ch_H);

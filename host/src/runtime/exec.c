@@ -544,23 +544,32 @@ static int chain_gemm(ectx *e, const rt_node *n, const int8_t *x, size_t B, int8
     }
     spu_gemm_stats gs;
     int rc;
+    const int f = e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2, f8 = e->fmt != SPU_NET_INT8;
+    const unsigned dt = net_formats[e->fmt].dtype;
+    const void *Wq = f8 ? (const void *)n->ch_wf[f] : (const void *)n->ch_wq;
+    const double *bias = f8 ? n->ch_biasf[f] : n->ch_bias;
     if (n->ch_last) {
-        int32_t *acc = malloc(M * N * sizeof *acc);
-        const spu_gemm_epilogue epi = { RT_DT_INT32, 0, 0, 0, 0, n->ch_bias };
-        rc = acc ? spu_gemm_epi(e->dev, RT_DT_INT8, &epi, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, n->ch_wq,
-                                acc, NULL, &gs)
+        int32_t *acc = malloc(M * N * sizeof *acc);     /* int32 sums, or f32 (FP8) */
+        const spu_gemm_epilogue epi = { f8 ? RT_DT_F32 : RT_DT_INT32, 0, 0, 0, 0, bias };
+        rc = acc ? spu_gemm_epi(e->dev, dt, &epi, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, Wq, acc, NULL, &gs)
                  : SPU_ENOMEM;
         if (!rc) {
             account(e, &gs, acc, M * N);
+            const float *deq = f8 ? n->ch_deqf[f] : n->ch_deq;
             for (size_t i = 0; i < M; i++)  /* the output boundary: logits = acc * s_w'[n] */
-                for (size_t o = 0; o < N; o++)
-                    logits[i * N + o] = (float)acc[i * N + o] * n->ch_deq[o];
+                for (size_t o = 0; o < N; o++) {
+                    float v;
+                    if (f8)
+                        memcpy(&v, &acc[i * N + o], sizeof v);
+                    else
+                        v = (float)acc[i * N + o];
+                    logits[i * N + o] = v * deq[o];
+                }
         }
         free(acc);
     } else {
-        const spu_gemm_epilogue epi = { RT_DT_INT8, n->fused_relu > 0, 0, n->ch_shift, 0, n->ch_bias };
-        rc = spu_gemm_epi(e->dev, RT_DT_INT8, &epi, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, n->ch_wq, y,
-                          NULL, &gs);
+        const spu_gemm_epilogue epi = { dt, n->fused_relu > 0, 0, f8 ? 0 : n->ch_shift, 0, bias };
+        rc = spu_gemm_epi(e->dev, dt, &epi, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, Wq, y, NULL, &gs);
         if (!rc) {
             account(e, &gs, NULL, 0);
             account_vec(e, &(spu_vec_stats){ 0 }, y, M * N);
@@ -585,7 +594,11 @@ static int run_batch_chain(ectx *e, const float *images, size_t B, float *logits
         if (!t)
             rc = SPU_ENOMEM;
         for (size_t b = 0; !rc && b < B; b++) {
-            spu_op_quantize(images + b * isz, t, isz, net->ch_in_scale);
+            if (e->fmt == SPU_NET_INT8)
+                spu_op_quantize(images + b * isz, t, isz, net->ch_in_scale);
+            else
+                rc = quantize_f8(e, images + b * isz, (uint8_t *)t, isz,
+                                 net->ch_in_scalef[e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2]);
             for (size_t c = 0; c < C; c++)
                 for (size_t p = 0; p < HW; p++)
                     q[0][b * isz + p * C + c] = t[c * HW + p];
@@ -619,14 +632,15 @@ static int run_batch_chain(ectx *e, const float *images, size_t B, float *logits
     return rc;
 }
 
-/* Can the chain run on this device? The plan exists (chain.c), the run is
- * int8 on a device with the vector unit and bias registers, every GEMM's K
+/* Can the chain run on this device? The plan exists (chain.c) for the
+ * run's format, the device has the vector unit and bias registers, every GEMM's K
  * fits one scratchpad piece (int8 outputs need the whole sum), every pool's
  * C is a multiple of the word. */
 static int chain_fits(const ectx *e)
 {
     const spu_net *net = e->net;
-    if (!net->chain || !e->vec || !(e->info.formats & ~(1u << RT_DT_INT8)))
+    if (!(e->fmt == SPU_NET_INT8 ? net->chain : net->chain_f8) || !(e->info.features & SPU_FEATURE_VECTOR) ||
+        !(e->info.formats & ~(1u << RT_DT_INT8)))
         return 0;
     for (size_t i = 0; i < net->nnodes; i++) {
         const rt_node *n = &net->nodes[i];

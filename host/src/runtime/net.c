@@ -831,13 +831,13 @@ size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t feat
 {
     if (!net)
         return 0;
-    if (fmt != SPU_NET_INT8 || !(features & SPU_FEATURE_VECTOR))
-        return spu_net_host_ops(net, names, cap);
-    if (net->chain) {       /* the int8 chain (chain.c) */
+    if ((features & SPU_FEATURE_VECTOR) && (fmt == SPU_NET_INT8 ? net->chain : net->chain_f8)) {       /* the int8 chain (chain.c) */
         for (size_t i = 0; i < net->nhost_chain && i < cap; i++)
             names[i] = net->host_list_chain[i];
         return net->nhost_chain;
     }
+    if (fmt != SPU_NET_INT8 || !(features & SPU_FEATURE_VECTOR))
+        return spu_net_host_ops(net, names, cap);
     for (size_t i = 0; i < net->nhost_vec && i < cap; i++)
         names[i] = net->host_list_vec[i];
     return net->nhost_vec;

@@ -90,6 +90,11 @@ typedef struct rt_node {
     float  *ch_deq;         /* [N], the last GEMM only                  */
     unsigned ch_shift;
     int    ch_last;
+    /* the same for e4m3 / e5m2 (RT_F8_*): codes of W'^T / a power of two
+     * per channel, the bias on that scale, the last GEMM's f32 factor */
+    uint8_t *ch_wf[2];
+    double  *ch_biasf[2];
+    float   *ch_deqf[2];
 } rt_node;
 
 struct spu_net {
@@ -107,9 +112,10 @@ struct spu_net {
     /* the int8 chain (chain.c): every node lowered onto the device with
      * int8 codes between the GEMMs; ch_C/H/W per tensor: its codes are
      * [H][W][C] (channels innermost); ch_in_scale: the input's quantization */
-    int        chain;
+    int        chain, chain_f8;    /* int8; e4m3 and e5m2 */
     size_t    *ch_C, *ch_H, *ch_W;
     float      ch_in_scale;
+    float      ch_in_scalef[2];     /* e4m3 / e5m2: a power of two */
     const char **host_list_chain;
     size_t     nhost_chain;
     char      *host_chain_names;
