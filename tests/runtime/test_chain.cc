@@ -210,3 +210,34 @@ INSTANTIATE_TEST_SUITE_P(Fmnist, Chain, ::testing::Values("fmnist-mlp", "fmnist-
                          [](const ::testing::TestParamInfo<const char *> &i) {
                              return std::string(i.param + 7);
                          });
+
+// A device with the vector unit but without bias registers (int8 only, as
+// the boards' INFO) cannot run the chain: it takes the per-op path, and
+// spu_net_host_ops_dev (what `spu infer` prints) says so.
+TEST(ChainGeometry, NoBiasRegistersTakesThePerOpPathAndSaysSo)
+{
+    Loaded L;
+    L.load("fmnist-mlp");
+    const char *geo = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&formats=1";
+    spu_device *small = nullptr, *small_novec = nullptr, *big = nullptr;
+    ASSERT_EQ(spu_open(&small, (std::string(geo) + "&vector=1").c_str()), 0);
+    ASSERT_EQ(spu_open(&small_novec, (std::string(geo) + "&vector=0").c_str()), 0);
+    ASSERT_EQ(spu_open(&big, "model"), 0);
+    spu_info_t is{}, ib{};
+    ASSERT_EQ(spu_info(small, &is), 0);
+    ASSERT_EQ(spu_info(big, &ib), 0);
+    ASSERT_TRUE(is.features & SPU_FEATURE_VECTOR);
+    EXPECT_EQ(spu_net_host_ops_dev(L.net, SPU_NET_INT8, &ib, nullptr, 0), 0u);
+    EXPECT_EQ(spu_net_host_ops_dev(L.net, SPU_NET_INT8, &is, nullptr, 0), 6u);
+    // the features alone would promise the chain
+    EXPECT_EQ(spu_net_host_ops_on(L.net, SPU_NET_INT8, is.features, nullptr, 0), 0u);
+    const size_t N = 8;
+    auto img = L.images(0, N);
+    std::vector<float> a(N * 10), b(N * 10);
+    ASSERT_EQ(spu_net_run_int8(L.net, small, img.data(), N, a.data(), nullptr), 0);
+    ASSERT_EQ(spu_net_run_int8(L.net, small_novec, img.data(), N, b.data(), nullptr), 0);
+    EXPECT_EQ(0, memcmp(a.data(), b.data(), a.size() * sizeof(float)));   // the same per-op path
+    spu_close(small);
+    spu_close(small_novec);
+    spu_close(big);
+}

@@ -636,19 +636,18 @@ static int run_batch_chain(ectx *e, const float *images, size_t B, float *logits
  * run's format, the device has the vector unit and bias registers, every GEMM's K
  * fits one scratchpad piece (int8 outputs need the whole sum), every pool's
  * C is a multiple of the word. */
-static int chain_fits(const ectx *e)
+int rt_chain_fits(const spu_net *net, spu_net_format fmt, const spu_info_t *info)
 {
-    const spu_net *net = e->net;
-    if (!(e->fmt == SPU_NET_INT8 ? net->chain : net->chain_f8) || !(e->info.features & SPU_FEATURE_VECTOR) ||
-        !(e->info.formats & ~(1u << RT_DT_INT8)))
+    if (!(fmt == SPU_NET_INT8 ? net->chain : net->chain_f8) || !(info->features & SPU_FEATURE_VECTOR) ||
+        !(info->formats & ~(1u << RT_DT_INT8)) || !(info->formats & (1u << net_formats[fmt].dtype)))
         return 0;
     for (size_t i = 0; i < net->nnodes; i++) {
         const rt_node *n = &net->nodes[i];
         spu_gemm_plan p;
         if ((n->kind == RT_DENSE || n->kind == RT_CONV2D) &&
-            (spu_gemm_plan_make(&e->info, 64, (uint32_t)n->g[0].N, (uint32_t)n->g[0].K, &p) || p.kc < n->g[0].K))
+            (spu_gemm_plan_make(info, 64, (uint32_t)n->g[0].N, (uint32_t)n->g[0].K, &p) || p.kc < n->g[0].K))
             return 0;
-        if (n->kind == RT_MAXPOOL && (!e->info.word_bytes || net->ch_C[n->in[0]] % e->info.word_bytes))
+        if (n->kind == RT_MAXPOOL && (!info->word_bytes || net->ch_C[n->in[0]] % info->word_bytes))
             return 0;
     }
     return 1;
@@ -727,7 +726,7 @@ int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const f
     if (!(e.info.formats & (1u << net_formats[fmt].dtype)))
         return SPU_ENOTSUP;     /* the device does not carry the format (INFO) */
     e.vec = fmt == SPU_NET_INT8 && (e.info.features & SPU_FEATURE_VECTOR);
-    e.chain = chain_fits(&e);
+    e.chain = rt_chain_fits(net, fmt, &e.info);
     return run_all(&e, images, n, logits);
 }
 

@@ -843,6 +843,22 @@ size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t feat
     return net->nhost_vec;
 }
 
+size_t spu_net_host_ops_dev(const spu_net *net, spu_net_format fmt, const spu_info_t *info,
+                            const char **names, size_t cap)
+{
+    if (!net || !info)
+        return 0;
+    if (rt_chain_fits(net, fmt, info) || (info->features & SPU_FEATURE_VECTOR) == 0)
+        return spu_net_host_ops_on(net, fmt, info->features, names, cap);
+    /* the unit is there but the chain does not fit this geometry: the
+     * per-op lowering (the vector relu where it applies) */
+    if (fmt != SPU_NET_INT8)
+        return spu_net_host_ops(net, names, cap);
+    for (size_t i = 0; i < net->nhost_vec && i < cap; i++)
+        names[i] = net->host_list_vec[i];
+    return net->nhost_vec;
+}
+
 size_t spu_net_host_ops(const spu_net *net, const char **names, size_t cap)
 {
     if (!net)

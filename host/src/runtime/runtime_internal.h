@@ -125,5 +125,7 @@ struct spu_net {
  * qualifies; chain.c). Returns 0 or SPU_ENOMEM. */
 int  rt_chain_plan(spu_net *net);
 void rt_chain_free(spu_net *net);
+/* Does a run in fmt on a device with this INFO take the chain? (exec.c) */
+int  rt_chain_fits(const spu_net *net, spu_net_format fmt, const spu_info_t *info);
 
 #endif
