@@ -245,13 +245,13 @@ int spu_cmd_infer(int argc, char **argv)
         fp_correct += q == y;
         agree += p == q;
     }
-    const size_t nhost = spu_net_host_ops_on(net, (spu_net_format)fmt, info.features, NULL, 0);
+    const size_t nhost = spu_net_host_ops_dev(net, (spu_net_format)fmt, &info, NULL, 0);
     const char **host = calloc(nhost ? nhost : 1, sizeof *host);
     if (!host) {
         cli_fail("infer", "out of memory");
         goto out;
     }
-    spu_net_host_ops_on(net, (spu_net_format)fmt, info.features, host, nhost);
+    spu_net_host_ops_dev(net, (spu_net_format)fmt, &info, host, nhost);
     const double acc = (double)correct / N, fpacc = (double)fp_correct / N, agr = (double)agree / N;
     if (brief && !json) {
         printf("%-11s %-5s %-6s %6zu images  accuracy %.4f  fp32 %.4f  cycles/image %9.0f  "

@@ -136,6 +136,12 @@ int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const f
  * table"); otherwise spu_net_host_ops. Same ownership and count rules. */
 size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t features,
                            const char **names, size_t cap);
+/* The host steps of a run in fmt on a device with this INFO (its features
+ * and its geometry: the int8 chain needs every GEMM's K in one scratchpad
+ * piece and every pool's C a multiple of the word, docs/runtime.md "Int8
+ * chain"); what spu_net_run does on that device. */
+size_t spu_net_host_ops_dev(const spu_net *net, spu_net_format fmt, const spu_info_t *info,
+                            const char **names, size_t cap);
 
 /* Index of the largest of n values (the first on ties). */
 size_t spu_argmax(const float *v, size_t n);

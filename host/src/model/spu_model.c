@@ -540,13 +540,13 @@ static int st_ok(const spu_model *m, uint32_t addr)
 
 static int is_vec_op(unsigned op)
 {
-    return op >= SPU_OP_VLEN && op <= SPU_OP_VLUTLD;
+    return op >= SPU_OP_VLEN && op <= SPU_OP_VGET;
 }
 
 /* the instructions that stream through the unit (all but vlen / vstride) */
 static int is_vec_stream(unsigned op)
 {
-    return op >= SPU_OP_VADD && op <= SPU_OP_VLUTLD;
+    return op >= SPU_OP_VADD && op <= SPU_OP_VGET;
 }
 
 static int8_t sat8(int v)
@@ -564,11 +564,20 @@ static int vword_ok(const spu_model *m, uint64_t p)
  * unit is idle and the drain done). Returns 0 or a trap cause; *steps gets
  * the cycles of its word steps (1 per word, 2 for a same-bank source pair),
  * the unit runs 1 + *steps cycles. */
-static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_t rc, uint64_t *steps)
+static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_t rc, uint64_t *steps,
+                    uint32_t *val)
 {
     const uint32_t wb = m->word_bytes;
     uint64_t cyc = 0, conflicts = 0;
     *steps = 0;
+    if (op == SPU_OP_VGET) {        /* one step: the word holding byte rB; any alignment */
+        if (!vword_ok(m, (uint64_t)(rb - rb % wb)))
+            return SPU_TRAP_SPAD_RANGE;
+        *val = (uint32_t)(int32_t)(int8_t)m->spad[rb];
+        *steps = 1;
+        m->cnt[SPU_CNT_VEC_BUSY] += 2;
+        return 0;
+    }
     if (op == SPU_OP_VLUTLD) {
         if (ra % wb)
             return SPU_TRAP_MISALIGNED;
@@ -587,8 +596,9 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
     const uint32_t n = m->vl;
     const int binary = op == SPU_OP_VADD || op == SPU_OP_VSUB || op == SPU_OP_VMUL || op == SPU_OP_VMAX;
     const int reduce = op == SPU_OP_VRMAX || op == SPU_OP_VRSUM;
+    const int splat = op == SPU_OP_VSPLAT;      /* no source: rB is the value */
     if (n) {
-        if (ra % wb || rb % wb || m->vstride_1 % wb || (!reduce && m->vstride_d % wb) ||
+        if (ra % wb || (!splat && (rb % wb || m->vstride_1 % wb)) || (!reduce && m->vstride_d % wb) ||
             (binary && (rc % wb || m->vstride_2 % wb)))
             return SPU_TRAP_MISALIGNED;
     }
@@ -600,7 +610,7 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
         const uint64_t p2 = (uint64_t)rc + (uint64_t)i * m->vstride_2;
         /* the unit checks each word as it issues it; the words before have
          * taken effect (a reduction writes only at its end) */
-        if (!vword_ok(m, p1) || (binary && !vword_ok(m, p2)) ||
+        if ((!splat && !vword_ok(m, p1)) || (binary && !vword_ok(m, p2)) ||
             (reduce ? (i == 0 && !vword_ok(m, ra)) : !vword_ok(m, pd))) {
             *steps = cyc;               /* the steps before the bad one */
             return SPU_TRAP_SPAD_RANGE;
@@ -609,7 +619,7 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
         cyc += 1 + conflict;
         conflicts += conflict;
         for (uint32_t j = 0; j < wb; j++) {
-            const int a = (int8_t)m->spad[p1 + j];
+            const int a = splat ? (int8_t)rb : (int8_t)m->spad[p1 + j];
             const int b = binary ? (int8_t)m->spad[p2 + j] : 0;
             int8_t y = 0;
             switch (op) {
@@ -618,6 +628,7 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
             case SPU_OP_VMUL: y = spu_requant_int8(a * b, m->cfg_shift, m->cfg_round, (int)m->cfg_relu); break;
             case SPU_OP_VMAX: y = (int8_t)(a > b ? a : b); break;
             case SPU_OP_VLUT: y = (int8_t)m->lut[(uint8_t)a]; break;
+            case SPU_OP_VSPLAT: y = (int8_t)a; break;
             case SPU_OP_VRMAX: if (a > rmax) rmax = a; break;
             default:          rsum += (uint32_t)a; break;   /* VRSUM, wraps */
             }
@@ -689,6 +700,7 @@ int spu_model_step(spu_model *m)
         break;
     case SPU_OP_VADD: case SPU_OP_VSUB: case SPU_OP_VMUL: case SPU_OP_VMAX:
     case SPU_OP_VRMAX: case SPU_OP_VRSUM: case SPU_OP_VLUT: case SPU_OP_VLUTLD:
+    case SPU_OP_VSPLAT: case SPU_OP_VGET:
         /* as sync, and until the drain's last write has landed: it writes
          * until drain_done + 2 (its output register), the unit reads from
          * its second EXEC cycle */
@@ -759,9 +771,15 @@ int spu_model_step(spu_model *m)
     case SPU_OP_VLEN: m->vl = ra; break;
     case SPU_OP_VSTRIDE: m->vstride_d = ra; m->vstride_1 = rb; m->vstride_2 = rc; break;
     case SPU_OP_VADD: case SPU_OP_VSUB: case SPU_OP_VMUL: case SPU_OP_VMAX:
-    case SPU_OP_VRMAX: case SPU_OP_VRSUM: case SPU_OP_VLUT: case SPU_OP_VLUTLD: {
+    case SPU_OP_VRMAX: case SPU_OP_VRSUM: case SPU_OP_VLUT: case SPU_OP_VLUTLD:
+    case SPU_OP_VSPLAT: case SPU_OP_VGET: {
         uint64_t steps = 0;
-        trap = exec_vec(m, in.opcode, ra, rb, rc, &steps);
+        uint32_t val = 0;
+        trap = exec_vec(m, in.opcode, ra, rb, rc, &steps, &val);
+        if (!trap && in.opcode == SPU_OP_VGET) {
+            rd = (int)in.a;
+            rd_val = val;
+        }
         if (trap == SPU_TRAP_SPAD_RANGE) {
             /* found at the bad step's issue cycle X = now + 2 + wait + steps,
              * after the wait (docs/isa.md: a trapped run's cycles end at or

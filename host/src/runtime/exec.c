@@ -69,6 +69,7 @@ typedef struct ectx {
     spu_info_t     info;    /* the device's (the FP8 path splits K by its plan) */
     int            vec;     /* int8 run on a device with the vector unit    */
     int8_t       **q;       /* vec: per tensor, its int8 codes (or NULL)    */
+    int            chain;   /* the int8 chain (chain.c) runs the graph      */
 } ectx;
 
 static void hash_words(spu_net_stats *st, const void *v, size_t n)
@@ -491,8 +492,171 @@ static int run_node(ectx *e, const rt_node *n, float *const *buf, size_t B)
     }
 }
 
+
+/* ---- the int8 chain (chain.c; docs/runtime.md "Int8 chain") ------------------ */
+
+static void account_vec(ectx *e, const spu_vec_stats *vs, const int8_t *q, size_t n)
+{
+    if (!e->st)
+        return;
+    spu_net_node_stats *ns = &e->st->node[e->node];
+    ns->cycles += vs->cycles;
+    ns->link_bytes += vs->link_bytes;
+    e->st->cycles += vs->cycles;
+    e->st->link_bytes += vs->link_bytes;
+    uint64_t h = e->st->result_hash;          /* the device's codes, in order */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (uint8_t)q[i];
+        h *= 0x100000001b3ull;
+    }
+    e->st->result_hash = h;
+}
+
+/* One GEMM node of the chain: codes in (HWC), codes out (HWC) through the
+ * output pipeline, or (the last) int32 sums dequantized into logits. */
+static int chain_gemm(ectx *e, const rt_node *n, const int8_t *x, size_t B, int8_t *y, float *logits)
+{
+    const spu_net *net = e->net;
+    const size_t N = n->g[0].N, K = n->g[0].K;
+    size_t M = B;
+    int8_t *cols = NULL;
+    const int8_t *A = x;
+    if (n->kind == RT_CONV2D) {             /* host: im2col of the HWC codes, K in (c, kh, kw) order */
+        const size_t C = n->C, H = n->H, W = n->W, P = n->OH * n->OW;
+        M = B * P;
+        if (!(cols = malloc(M * K)))
+            return SPU_ENOMEM;
+        for (size_t b = 0; b < B; b++)
+            for (size_t oh = 0; oh < n->OH; oh++)
+                for (size_t ow = 0; ow < n->OW; ow++) {
+                    int8_t *r = cols + ((b * n->OH + oh) * n->OW + ow) * K;
+                    for (size_t c = 0; c < C; c++)
+                        for (size_t kh = 0; kh < n->k; kh++)
+                            for (size_t kw = 0; kw < n->kw; kw++) {
+                                const long ih = (long)(oh * n->stride + kh) - (long)n->pad;
+                                const long iw = (long)(ow * n->stride + kw) - (long)n->pad;
+                                *r++ = ih < 0 || iw < 0 || ih >= (long)H || iw >= (long)W
+                                           ? 0
+                                           : x[((b * H + (size_t)ih) * W + (size_t)iw) * C + c];
+                            }
+                }
+        A = cols;
+    }
+    spu_gemm_stats gs;
+    int rc;
+    const int f = e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2, f8 = e->fmt != SPU_NET_INT8;
+    const unsigned dt = net_formats[e->fmt].dtype;
+    const void *Wq = f8 ? (const void *)n->ch_wf[f] : (const void *)n->ch_wq;
+    const double *bias = f8 ? n->ch_biasf[f] : n->ch_bias;
+    if (n->ch_last) {
+        int32_t *acc = malloc(M * N * sizeof *acc);     /* int32 sums, or f32 (FP8) */
+        const spu_gemm_epilogue epi = { f8 ? RT_DT_F32 : RT_DT_INT32, 0, 0, 0, 0, bias };
+        rc = acc ? spu_gemm_epi(e->dev, dt, &epi, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, Wq, acc, NULL, &gs)
+                 : SPU_ENOMEM;
+        if (!rc) {
+            account(e, &gs, acc, M * N);
+            const float *deq = f8 ? n->ch_deqf[f] : n->ch_deq;
+            for (size_t i = 0; i < M; i++)  /* the output boundary: logits = acc * s_w'[n] */
+                for (size_t o = 0; o < N; o++) {
+                    float v;
+                    if (f8)
+                        memcpy(&v, &acc[i * N + o], sizeof v);
+                    else
+                        v = (float)acc[i * N + o];
+                    logits[i * N + o] = v * deq[o];
+                }
+        }
+        free(acc);
+    } else {
+        const spu_gemm_epilogue epi = { dt, n->fused_relu > 0, 0, f8 ? 0 : n->ch_shift, 0, bias };
+        rc = spu_gemm_epi(e->dev, dt, &epi, (uint32_t)M, (uint32_t)N, (uint32_t)K, A, Wq, y, NULL, &gs);
+        if (!rc) {
+            account(e, &gs, NULL, 0);
+            account_vec(e, &(spu_vec_stats){ 0 }, y, M * N);
+        }
+    }
+    (void)net;
+    free(cols);
+    return rc;
+}
+
+static int run_batch_chain(ectx *e, const float *images, size_t B, float *logits)
+{
+    const spu_net *net = e->net;
+    int8_t **q = calloc(net->ntensors, sizeof *q);
+    int rc = q ? 0 : SPU_ENOMEM;
+    for (size_t i = 0; !rc && i < net->ntensors; i++)
+        if (!(q[i] = malloc(net->tensors[i].numel * B)))
+            rc = SPU_ENOMEM;
+    if (!rc) {          /* the input boundary: pixel/255 -> codes, [C][H][W] -> [H][W][C] */
+        const size_t C = net->ch_C[0], HW = net->ch_H[0] * net->ch_W[0], isz = C * HW;
+        int8_t *t = malloc(isz);
+        if (!t)
+            rc = SPU_ENOMEM;
+        for (size_t b = 0; !rc && b < B; b++) {
+            if (e->fmt == SPU_NET_INT8)
+                spu_op_quantize(images + b * isz, t, isz, net->ch_in_scale);
+            else
+                rc = quantize_f8(e, images + b * isz, (uint8_t *)t, isz,
+                                 net->ch_in_scalef[e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2]);
+            for (size_t c = 0; c < C; c++)
+                for (size_t p = 0; p < HW; p++)
+                    q[0][b * isz + p * C + c] = t[c * HW + p];
+        }
+        free(t);
+    }
+    for (size_t i = 0; !rc && i < net->nnodes; i++) {
+        const rt_node *n = &net->nodes[i];
+        const int a = n->in[0], o = n->out;
+        const size_t ni = net->tensors[a].numel * B;
+        e->node = i;
+        switch (n->kind) {
+        case RT_FLATTEN: case RT_RELU:  /* a view; a fused relu ran in the GEMM's output pipeline */
+            memcpy(q[o], q[a], ni);
+            break;
+        case RT_MAXPOOL: {              /* the vector unit; B images stacked as B*H rows */
+            spu_vec_stats vs = { 0 };
+            rc = spu_vec_maxpool2_hwc(e->dev, q[a], net->ch_C[a], B * net->ch_H[a], net->ch_W[a], q[o], &vs);
+            if (!rc)
+                account_vec(e, &vs, q[o], net->tensors[o].numel * B);
+            break;
+        }
+        default:
+            rc = chain_gemm(e, n, q[a], B, q[o], logits);
+        }
+    }
+    if (q)
+        for (size_t i = 0; i < net->ntensors; i++)
+            free(q[i]);
+    free(q);
+    return rc;
+}
+
+/* Can the chain run on this device? The plan exists (chain.c) for the
+ * run's format, the device has the vector unit and bias registers, every GEMM's K
+ * fits one scratchpad piece (int8 outputs need the whole sum), every pool's
+ * C is a multiple of the word. */
+int rt_chain_fits(const spu_net *net, spu_net_format fmt, const spu_info_t *info)
+{
+    if (!(fmt == SPU_NET_INT8 ? net->chain : net->chain_f8) || !(info->features & SPU_FEATURE_VECTOR) ||
+        !(info->formats & ~(1u << RT_DT_INT8)) || !(info->formats & (1u << net_formats[fmt].dtype)))
+        return 0;
+    for (size_t i = 0; i < net->nnodes; i++) {
+        const rt_node *n = &net->nodes[i];
+        spu_gemm_plan p;
+        if ((n->kind == RT_DENSE || n->kind == RT_CONV2D) &&
+            (spu_gemm_plan_make(info, 64, (uint32_t)n->g[0].N, (uint32_t)n->g[0].K, &p) || p.kc < n->g[0].K))
+            return 0;
+        if (n->kind == RT_MAXPOOL && (!info->word_bytes || net->ch_C[n->in[0]] % info->word_bytes))
+            return 0;
+    }
+    return 1;
+}
+
 static int run_batch(ectx *e, const float *images, size_t B, float *logits)
 {
+    if (e->chain)
+        return run_batch_chain(e, images, B, logits);
     const spu_net *net = e->net;
     float **buf = calloc(net->ntensors, sizeof *buf);
     int rc = buf ? 0 : SPU_ENOMEM;
@@ -562,6 +726,7 @@ int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const f
     if (!(e.info.formats & (1u << net_formats[fmt].dtype)))
         return SPU_ENOTSUP;     /* the device does not carry the format (INFO) */
     e.vec = fmt == SPU_NET_INT8 && (e.info.features & SPU_FEATURE_VECTOR);
+    e.chain = rt_chain_fits(net, fmt, &e.info);
     return run_all(&e, images, n, logits);
 }
 

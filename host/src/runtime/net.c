@@ -100,6 +100,7 @@ void spu_net_free(spu_net *net)
     free(net->host_list);
     free(net->host_list_vec);
     free(net->host_vec_names);
+    rt_chain_free(net);
     free(net->name);
     free(net);
 }
@@ -792,7 +793,7 @@ int spu_net_load(spu_net **out, const char *graph_path, char *err, size_t errcap
     }
     fuse_relus(net);    /* before plan_vector: a fused relu needs no vector unit */
     plan_vector(net);
-    if ((rc = build_host_list(net)) || (rc = build_host_list_vec(net)))
+    if ((rc = build_host_list(net)) || (rc = build_host_list_vec(net)) || (rc = rt_chain_plan(net)))
         perr(err, errcap, rc, "out of memory");
 out:
     cJSON_Delete(root);
@@ -830,7 +831,28 @@ size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t feat
 {
     if (!net)
         return 0;
+    if ((features & SPU_FEATURE_VECTOR) && (fmt == SPU_NET_INT8 ? net->chain : net->chain_f8)) {       /* the int8 chain (chain.c) */
+        for (size_t i = 0; i < net->nhost_chain && i < cap; i++)
+            names[i] = net->host_list_chain[i];
+        return net->nhost_chain;
+    }
     if (fmt != SPU_NET_INT8 || !(features & SPU_FEATURE_VECTOR))
+        return spu_net_host_ops(net, names, cap);
+    for (size_t i = 0; i < net->nhost_vec && i < cap; i++)
+        names[i] = net->host_list_vec[i];
+    return net->nhost_vec;
+}
+
+size_t spu_net_host_ops_dev(const spu_net *net, spu_net_format fmt, const spu_info_t *info,
+                            const char **names, size_t cap)
+{
+    if (!net || !info)
+        return 0;
+    if (rt_chain_fits(net, fmt, info) || (info->features & SPU_FEATURE_VECTOR) == 0)
+        return spu_net_host_ops_on(net, fmt, info->features, names, cap);
+    /* the unit is there but the chain does not fit this geometry: the
+     * per-op lowering (the vector relu where it applies) */
+    if (fmt != SPU_NET_INT8)
         return spu_net_host_ops(net, names, cap);
     for (size_t i = 0; i < net->nhost_vec && i < cap; i++)
         names[i] = net->host_list_vec[i];

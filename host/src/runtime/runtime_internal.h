@@ -80,6 +80,21 @@ typedef struct rt_node {
      * dense takes those codes (no quantize of its own) */
     int    vec_relu, q_pre;
     float  vec_scale;
+    /* the int8 chain (chain.c; docs/runtime.md "Int8 chain"): this GEMM's
+     * weights with the per-channel scales of its input codes folded in, in
+     * the device's column order; its output is int8 codes from the output
+     * pipeline (shift ch_shift, RNE, bias ch_bias, relu) or, for the last
+     * GEMM, int32 sums dequantized by ch_deq[n] */
+    int8_t *ch_wq;          /* W'^T [K][N]                              */
+    double *ch_bias;        /* [N], on the int32 grid                   */
+    float  *ch_deq;         /* [N], the last GEMM only                  */
+    unsigned ch_shift;
+    int    ch_last;
+    /* the same for e4m3 / e5m2 (RT_F8_*): codes of W'^T / a power of two
+     * per channel, the bias on that scale, the last GEMM's f32 factor */
+    uint8_t *ch_wf[2];
+    double  *ch_biasf[2];
+    float   *ch_deqf[2];
 } rt_node;
 
 struct spu_net {
@@ -94,6 +109,23 @@ struct spu_net {
     const char **host_list_vec;  /* the same with the vector unit (int8) */
     size_t     nhost_vec;
     char      *host_vec_names;
+    /* the int8 chain (chain.c): every node lowered onto the device with
+     * int8 codes between the GEMMs; ch_C/H/W per tensor: its codes are
+     * [H][W][C] (channels innermost); ch_in_scale: the input's quantization */
+    int        chain, chain_f8;    /* int8; e4m3 and e5m2 */
+    size_t    *ch_C, *ch_H, *ch_W;
+    float      ch_in_scale;
+    float      ch_in_scalef[2];     /* e4m3 / e5m2: a power of two */
+    const char **host_list_chain;
+    size_t     nhost_chain;
+    char      *host_chain_names;
 };
+
+/* Plan the int8 chain of a loaded graph (sets net->chain when the graph
+ * qualifies; chain.c). Returns 0 or SPU_ENOMEM. */
+int  rt_chain_plan(spu_net *net);
+void rt_chain_free(spu_net *net);
+/* Does a run in fmt on a device with this INFO take the chain? (exec.c) */
+int  rt_chain_fits(const spu_net *net, spu_net_format fmt, const spu_info_t *info);
 
 #endif

@@ -115,6 +115,7 @@ module spu_core #(
     wire          vlen_we, vstride_we, vec_start, vec_mis, vec_busy, vec_done, vec_bad, vec_stall;
     wire [5:0]    vec_op;
     wire [31:0]   vec_ra, vec_rb, vec_rc;
+    wire [31:0]   vec_val;
 
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
@@ -141,7 +142,8 @@ module spu_core #(
         .cfg_ovf_o(cfg_ovf),
         .vlen_we_o(vlen_we), .vstride_we_o(vstride_we), .vec_start_o(vec_start), .vec_op_o(vec_op),
         .vec_ra_o(vec_ra), .vec_rb_o(vec_rb), .vec_rc_o(vec_rc),
-        .vec_mis_i(vec_mis), .vec_busy_i(vec_busy), .vec_done_i(vec_done), .vec_bad_i(vec_bad)
+        .vec_mis_i(vec_mis), .vec_busy_i(vec_busy), .vec_done_i(vec_done), .vec_bad_i(vec_bad),
+        .vec_val_i(vec_val)
     );
 
     // ---- scratchpad and its users ----------------------------------------------------
@@ -300,6 +302,7 @@ module spu_core #(
                 .ra_i(vec_ra), .rb_i(vec_rb), .rc_i(vec_rc),
                 .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
                 .mis_o(vec_mis), .busy_o(vec_busy), .done_o(vec_done), .bad_o(vec_bad), .stall_o(vec_stall),
+                .val_o(vec_val),
                 .a_re_o(v_a_re), .a_addr_o(v_a_addr), .a_rdata_i(a_rdata),
                 .b_re_o(v_b_re), .b_addr_o(v_b_addr), .b_rdata_i(b_rdata),
                 .we_o(v_we), .waddr_o(v_waddr), .wdata_o(v_wdata)
@@ -307,7 +310,7 @@ module spu_core #(
         end else begin : g_no_vec
             // the decoder traps the vector opcodes: nothing starts
             assign vec_mis = 1'b0; assign vec_busy = 1'b0; assign vec_done = 1'b0;
-            assign vec_bad = 1'b0; assign vec_stall = 1'b0;
+            assign vec_bad = 1'b0; assign vec_stall = 1'b0; assign vec_val = 32'd0;
             assign v_a_re = 1'b0; assign v_b_re = 1'b0; assign v_we = 1'b0;
             assign v_a_addr = {WA{1'b0}}; assign v_b_addr = {WA{1'b0}};
             assign v_waddr = {WA{1'b0}}; assign v_wdata = {DW{1'b0}};

@@ -87,6 +87,8 @@ module spu_decoder #(
             OP_VRSUM:  begin mask = OPMASK_VRSUM;   known = (VECTOR != 0); end
             OP_VLUT:   begin mask = OPMASK_VLUT;    known = (VECTOR != 0); end
             OP_VLUTLD: begin mask = OPMASK_VLUTLD;  known = (VECTOR != 0); end
+            OP_VSPLAT: begin mask = OPMASK_VSPLAT;  known = (VECTOR != 0); end
+            OP_VGET:   begin mask = OPMASK_VGET;    known = (VECTOR != 0); end
             default:   known = 1'b0;
         endcase
 

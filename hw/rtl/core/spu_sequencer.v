@@ -119,7 +119,8 @@ module spu_sequencer #(
     input  wire           vec_mis_i,
     input  wire           vec_busy_i,
     input  wire           vec_done_i,
-    input  wire           vec_bad_i
+    input  wire           vec_bad_i,
+    input  wire [31:0]    vec_val_i       // vget: the lane (with vec_done_i)
 );
 `include "spu_isa.vh"
     localparam integer OFF = $clog2(WORD_BYTES);
@@ -168,6 +169,7 @@ module spu_sequencer #(
     reg         illegal;
     reg         is_jmp, is_bne, is_blt, is_loop;   // op decoded for the next-pc path
     reg         wr_imm, wr_alu, wr_shl, wr_mul, wr_cnt; // ... and for the register write
+    reg         wr_vec;                                 // vget
     reg         alu_imm, alu_sub;
     reg         is_halt, is_mm, is_st, is_dw;           // ... and for the traps and waits
     reg         is_zacc, is_idw;                        // is_dw: halt/sync/vector; is_idw: cfg/stride
@@ -211,6 +213,7 @@ module spu_sequencer #(
             wr_shl  <= (op_f == OP_SHLI);
             wr_mul  <= (op_f == OP_MUL);
             wr_cnt  <= (op_f == OP_CNT);
+            wr_vec  <= (op_f == OP_VGET);
             alu_imm <= (op_f == OP_ADDI);
             alu_sub <= (op_f == OP_SUB);
             is_halt <= (op_f == OP_HALT);
@@ -219,9 +222,9 @@ module spu_sequencer #(
             // without the unit (VECTOR = 0) the decoder makes the vector
             // opcodes ILLEGAL, whose trap wins over every wait: the flags
             // stay 0 and the decode is not built (UP5K timing)
-            is_vs   <= (VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VLUTLD);
+            is_vs   <= (VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VGET);
             is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC) ||
-                       ((VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VLUTLD));   // vector: waits as sync
+                       ((VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VGET));   // vector: waits as sync
             is_zacc <= (op_f == OP_ZACC);
             is_idw  <= (op_f == OP_CFG) || (op_f == OP_STRIDE);
             is_bias <= (op_f == OP_BIAS);
@@ -429,13 +432,13 @@ module spu_sequencer #(
     wire do_zacc    = ok && is_zacc && tu_accept_i && !mm_kill;
     wire do_push    = ok && is_loop && !loop_empty_body && !ra_zero && !ls_full;
     wire advance    = ok && !stays;                    // leaves EXEC unless it traps
-    wire rd_we = wr_imm || wr_alu || wr_shl || wr_mul || wr_cnt;
+    wire rd_we = wr_imm || wr_alu || wr_shl || wr_mul || wr_cnt || wr_vec;
     // the value written: an AND-OR of the sources, selected by flags from
     // FETCH (the write enable says whether it is written at all)
     wire [31:0] imm_val = (op == OP_LUI) ? {imm22u[15:0], 16'd0} : imm22s;
     assign rd_val = ({32{wr_imm}} & imm_val) | ({32{wr_alu}} & alu_sum) |
                     ({32{wr_shl}} & (rb << imm18u[4:0])) | ({32{wr_mul}} & mul_p_q) |
-                    ({32{wr_cnt}} & cnt_value_i);
+                    ({32{wr_cnt}} & cnt_value_i) | ({32{wr_vec}} & vec_val_i);
 
     // next pc: a taken branch / jmp / loop skip goes to the target, anything
     // else to fall_q, prepared in FETCH (sequential flow with the back edge,

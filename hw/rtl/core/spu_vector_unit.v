@@ -18,6 +18,10 @@
 // the word step about to issue lies outside the scratchpad; the unit stops
 // (words before it have been written) and the sequencer traps SPAD_RANGE.
 // busy_o / stall_o are the VEC_BUSY / VEC_STALL counter events.
+// vsplat writes VL words with the byte rb_i[7:0] in every lane (no source
+// read); vget reads the one word holding byte address rb_i (one step, no
+// write) and val_o is its lane, sign-extended, while done_o is high (the
+// cycle the sequencer writes rA).
 // clear_i (RUN) resets VL, the strides and the lookup table.
 // Reset: synchronous, active-high.
 `default_nettype none
@@ -46,6 +50,7 @@ module spu_vector_unit #(
     output wire                    done_o,
     output wire                    bad_o,
     output wire                    stall_o,
+    output wire [31:0]             val_o,       // vget: the lane, sign-extended (with done_o)
     // scratchpad ports (word addresses)
     output wire                    a_re_o,
     output wire [WA-1:0]           a_addr_o,
@@ -82,19 +87,25 @@ module spu_vector_unit #(
     reg  [7:0]   rmax_q;
     reg  [31:0]  rsum_q;
     reg  [7:0]   widx_q;                                // table word being loaded
+    reg  [7:0]   spl_q;                                 // vsplat: the byte
+    reg  [OFF-1:0] lane_q;                              // vget: the lane
 
     wire bin_i  = (op_i == OP_VADD) || (op_i == OP_VSUB) || (op_i == OP_VMUL) || (op_i == OP_VMAX);
     wire red_i  = (op_i == OP_VRMAX) || (op_i == OP_VRSUM);
     wire ld_i   = (op_i == OP_VLUTLD);
+    wire spl_i  = (op_i == OP_VSPLAT);
+    wire get_i  = (op_i == OP_VGET);
     wire lo_a   = ra_i[OFF-1:0] != 0, lo_b = rb_i[OFF-1:0] != 0, lo_c = rc_i[OFF-1:0] != 0;
     wire lo_sd  = sd_q[OFF-1:0] != 0, lo_s1 = s1_q[OFF-1:0] != 0, lo_s2 = s2_q[OFF-1:0] != 0;
-    assign mis_o = ld_i ? lo_a
-                        : (vl_q != 32'd0) && (lo_a || lo_b || lo_s1 || (!red_i && lo_sd) ||
+    assign mis_o = ld_i ? lo_a : get_i ? 1'b0
+                        : (vl_q != 32'd0) && (lo_a || (!spl_i && (lo_b || lo_s1)) || (!red_i && lo_sd) ||
                                                (bin_i && (lo_c || lo_s2)));
 
     wire binary = (opq == OP_VADD) || (opq == OP_VSUB) || (opq == OP_VMUL) || (opq == OP_VMAX);
     wire reduce = (opq == OP_VRMAX) || (opq == OP_VRSUM);
     wire lutld  = (opq == OP_VLUTLD);
+    wire splat  = (opq == OP_VSPLAT);
+    wire vget   = (opq == OP_VGET);
 
     // ---- issue stage ----------------------------------------------------------------------
     // the word at byte address p lies beyond the scratchpad (p is aligned)
@@ -104,9 +115,9 @@ module spu_vector_unit #(
     wire issue    = run_q && (n_q != 32'd0);
     wire conflict = binary && (p1_q[AW-1 -: BKW] == p2_q[AW-1 -: BKW]);
     wire bad_now  = issue && !half_q &&
-                    (p1_out || (binary && p2_out) ||
-                     (reduce ? (first_q && pd_out) : (!lutld && pd_out)));
-    wire step_a   = issue && !bad_now && !half_q;               // port A reads src1
+                    ((!splat && p1_out) || (binary && p2_out) ||
+                     (reduce ? (first_q && pd_out) : (!lutld && !vget && pd_out)));
+    wire step_a   = issue && !bad_now && !half_q && !splat;     // port A reads src1
     wire step_b   = issue && !bad_now && binary && (!conflict || half_q);   // port B reads src2
     wire advance  = issue && !bad_now && (!conflict || half_q);
 
@@ -166,6 +177,7 @@ module spu_vector_unit #(
                 OP_VMUL: ew[j*8 +: 8] = mq[j*8 +: 8];
                 OP_VMAX: ew[j*8 +: 8] = (x > y) ? x : y;
                 OP_VLUT: ew[j*8 +: 8] = lut_q[{av[j*8 +: 8], 3'b000} +: 8];
+                OP_VSPLAT: ew[j*8 +: 8] = spl_q;
                 default: ;
             endcase
             if ($signed(x) > $signed(rmax_d)) rmax_d = x;
@@ -181,7 +193,9 @@ module spu_vector_unit #(
             else wdata_o[SUMW-1:0] = rsum_d[SUMW-1:0];
         end
     end
-    assign we_o    = wv_q && !lutld && (!reduce || (n_q == 32'd0));
+    assign we_o    = wv_q && !lutld && !vget && (!reduce || (n_q == 32'd0));
+    wire [7:0] lane = av[{lane_q, 3'b000} +: 8];
+    assign val_o   = {{24{lane[7]}}, lane};
     assign waddr_o = wd_q;
 
     always @(posedge clk_i) begin
@@ -217,9 +231,11 @@ module spu_vector_unit #(
         end else if (start_i) begin
             run_q   <= 1'b1;
             opq     <= op_i;
-            n_q     <= ld_i ? LW32 : vl_q;
+            n_q     <= ld_i ? LW32 : get_i ? 32'd1 : vl_q;
             pd_q    <= {2'b00, ra_i};
-            p1_q    <= {2'b00, ld_i ? ra_i : rb_i};
+            p1_q    <= {2'b00, ld_i ? ra_i : get_i ? {rb_i[31:OFF], {OFF{1'b0}}} : rb_i};
+            spl_q   <= rb_i[7:0];
+            lane_q  <= rb_i[OFF-1:0];
             p2_q    <= {2'b00, rc_i};
             s1e_q   <= ld_i ? WB32 : s1_q;
             half_q  <= 1'b0;
