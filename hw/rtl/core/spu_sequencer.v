@@ -213,7 +213,7 @@ module spu_sequencer #(
             wr_shl  <= (op_f == OP_SHLI);
             wr_mul  <= (op_f == OP_MUL);
             wr_cnt  <= (op_f == OP_CNT);
-            wr_vec  <= (op_f == OP_VGET);
+            wr_vec  <= (VECTOR != 0) && (op_f == OP_VGET);   // VECTOR = 0: VGET is ILLEGAL (as is_vs)
             alu_imm <= (op_f == OP_ADDI);
             alu_sub <= (op_f == OP_SUB);
             is_halt <= (op_f == OP_HALT);
