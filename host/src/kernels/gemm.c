@@ -100,7 +100,7 @@ static double now_s(void)
 static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
                           const uint8_t *apk, size_t abytes,
                           const uint8_t *bpk, size_t bbytes, const uint32_t *args,
-                          const uint8_t *dev_c, size_t cbytes, uint64_t *cycles,
+                          const uint8_t *dev_c, size_t cbytes, uint32_t ob, uint64_t *cycles,
                           uint32_t bias_base, const uint8_t *bias, size_t bias_bytes)
 {
     uint8_t *spad = spu_model_spad(m);
@@ -115,7 +115,15 @@ static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
     *cycles += st.cycles;
     if (st.state != SPU_STATE_HALTED)
         return SPU_ETRAP;
-    return memcmp(spad + p->c_base, dev_c, cbytes) ? SPU_EMISMATCH : 0;
+    /* the bytes st wrote: each C row is C*4 bytes apart, its elements ob
+     * bytes each; the rest of a row (a narrow out) holds whatever the
+     * scratchpad held before, on the device and on the model alike */
+    const uint8_t *mc = spad + p->c_base;
+    const size_t row = (size_t)p->C * 4, used = (size_t)p->C * ob;
+    for (size_t off = 0; off + row <= cbytes; off += row)
+        if (memcmp(mc + off, dev_c + off, used))
+            return SPU_EMISMATCH;
+    return 0;
 }
 
 /* The GEMM of every dtype: A, B one byte per element, C M*N elements of ob
@@ -280,7 +288,7 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
                 if ((rc = spu_read(dev, p.c_base, cbuf, cbytes)))
                     goto out;
                 if (model && (rc = check_on_model(model, prog, &p, apk, abytes, bpk, bbytes, args,
-                                                  cbuf, cbytes, &s.model_cycles, bias_base, bias, biasbytes)))
+                                                  cbuf, cbytes, ob, &s.model_cycles, bias_base, bias, biasbytes)))
                     goto out;
                 for (uint32_t bi = 0; bi < mbi; bi++)
                     for (uint32_t bj = 0; bj < nbi; bj++) {
