@@ -191,7 +191,7 @@ int spu_roofline_gemm(int argc, char **argv)
         return cli_usage_error(C, "--m, --n and --k are required");
     const spu_dtype_desc *ind = spu_dtype_by_key(dtype);
     if (!ind || !ind->array)
-        return cli_usage_error(C, "--dtype %s: the SPU array takes int8, e4m3 or e5m2; "
+        return cli_usage_error(C, "--dtype %s: the SPU array takes int8, e4m3, e5m2 or bf16; "
                                "use spu roofline model for other formats", dtype);
     if (!outs)
         outs = ind->code == SPU_DTYPE_INT8 ? "int32" : "f32";

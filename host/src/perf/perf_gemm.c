@@ -330,11 +330,21 @@ int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *ki
     if (!hw || !kind || !out || !M || !N || !K || strcmp(hw->kind, "spu") || !(hw->clock_hz > 0) ||
         !(hw->link_bytes_per_s >= 0))
         return SPU_EINVAL;
-    const int in_float = kind->in_dtype == SPU_DTYPE_E4M3 || kind->in_dtype == SPU_DTYPE_E5M2;
+    const int in_float = kind->in_dtype == SPU_DTYPE_E4M3 || kind->in_dtype == SPU_DTYPE_E5M2 ||
+                         kind->in_dtype == SPU_DTYPE_BF16;
     const spu_dtype_desc *od = spu_dtype_by_code(kind->out_dtype);
     if ((kind->in_dtype != SPU_DTYPE_INT8 && !in_float) || !od ||
         (kind->out_dtype == SPU_DTYPE_INT32 && in_float))
         return SPU_EINVAL;
+    /* bf16: a k-step is two scratchpad words and its mm costs as an int8 mm
+     * of 2K steps (docs/isa.md "mm"); the host plans K * 2 words
+     * (gemm.c gemm_run's eb). Every bf16 out needs K in one piece, so a
+     * piece never splits a step. */
+    const uint32_t eb = kind->in_dtype == SPU_DTYPE_BF16 ? 2 : 1;
+    if ((uint64_t)K * eb > UINT32_MAX)
+        return SPU_ENOTSUP;
+    const uint32_t macs_k = K;
+    K *= eb;
     spu_info_t info;
     spu_perf_hw_to_info(hw, &info);
     spu_gemm_plan p;
@@ -358,7 +368,7 @@ int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *ki
                       kind->bias ? div_up(bias_blk, hw->word_bytes) : 0 };
     spu_perf_call c;
     spu_perf_call_begin(&c, hw, out);
-    out->macs = (uint64_t)M * N * K;
+    out->macs = (uint64_t)M * N * macs_k;
     spu_perf_call_ucode(&c, kind->bias ? spu_fw_gemm_bias.nwords : spu_fw_gemm_int8.nwords);
     /* the pieces come in at most 2 x 2 x 2 kinds: full or last of k, rows, cols */
     const uint32_t kfull = K / p.kc, krem = K % p.kc;
