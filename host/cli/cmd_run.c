@@ -26,7 +26,9 @@ static const char usage[] =
     "from --args and runs until halt or trap. Prints the status, the counters\n"
     "and the registers. With --compare URI the same is done on a second device\n"
     "and the end states are compared (status, counters, registers, scratchpad);\n"
-    "the exit status is 0 only if they are equal.\n"
+    "the exit status is 0 only if they are equal. Without --compare it is 0 when the\n"
+    "program halts, 3 when it traps (the report names the trap), 1 on any other\n"
+    "failure and 2 on a usage error.\n"
     "\n"
     "  --watchdog N   trap after N cycles (default 100000000; 0 = none)\n"
     "  --timeout S    give up waiting after S seconds of wall time, reset the device\n"
@@ -260,7 +262,8 @@ int spu_cmd_run(int argc, char **argv)
     }
     cJSON *root = json ? cJSON_CreateObject() : NULL, *arr = root ? cJSON_AddArrayToObject(root, "runs") : NULL;
     report(da, device, json, arr);
-    ret = 0;
+    spu_status_t end;
+    ret = spu_status(da, &end) ? 1 : end.state == SPU_STATE_TRAPPED ? 3 : 0;
     if (db) {
         report(db, compare, json, arr);
         char what[256];
@@ -269,6 +272,7 @@ int spu_cmd_run(int argc, char **argv)
             cJSON_AddStringToObject(root, "compare", rc ? (what[0] ? what : spu_strerror(rc)) : "equal");
         else if (rc == 0)
             printf("compare: %s and %s end in the same state (status, counters, registers, scratchpad)\n", device, compare);
+        ret = 0;
         if (rc) {
             fprintf(stderr, "spu run: %s vs %s: first difference: %s\n", device, compare, what[0] ? what : spu_strerror(rc));
             ret = 1;

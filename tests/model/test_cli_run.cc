@@ -48,10 +48,15 @@ TEST(CliRun, TrapsAndBadPrograms)
 {
     std::string out;
     std::string prog = write_tmp("spu_run_trap.s", "li r9, 1\nmm r1, r0, r9\nhalt\n");
-    EXPECT_EQ(sh(kSpu + " run " + prog + " --args 3 --json", &out), 0) << out;
+    // a trapped program is reported in full and exits 3 (not 0: scripts see it)
+    EXPECT_EQ(sh(kSpu + " run " + prog + " --args 3 --json", &out), 3) << out;
     EXPECT_NE(out.find("\"trap\":\"MISALIGNED\""), std::string::npos) << out;
+    EXPECT_EQ(sh(kSpu + " run " + prog + " --args 3", &out), 3) << out;
+    EXPECT_NE(out.find(": TRAPPED (MISALIGNED) at pc"), std::string::npos) << out;
+    // with --compare the exit says whether the two end states agree, trap or not
+    EXPECT_EQ(sh(kSpu + " run " + prog + " --args 3 --compare model", &out), 0) << out;
     std::string loop = write_tmp("spu_run_loop.s", "top: jmp top\n");
-    EXPECT_EQ(sh(kSpu + " run " + loop + " --watchdog 1000 --json", &out), 0) << out;
+    EXPECT_EQ(sh(kSpu + " run " + loop + " --watchdog 1000 --json", &out), 3) << out;
     EXPECT_NE(out.find("\"trap\":\"WATCHDOG\""), std::string::npos) << out;
     std::string bad = write_tmp("spu_run_bad.s", "frobnicate r1\n");
     EXPECT_EQ(sh(kSpu + " run " + bad, &out), 1);

@@ -97,9 +97,10 @@ class RtlCore : public ::testing::TestWithParam<int> {
             } else {
                 ASSERT_EQ(core->counter(i), c.v[i]) << what << " counter " << i;
             }
-        if (st.state != SPU_STATE_TRAPPED)
+        if (st.state != SPU_STATE_TRAPPED) {
             for (int i : {SPU_CNT_VEC_BUSY, SPU_CNT_VEC_STALL})
                 ASSERT_EQ(core->counter(i), c.v[i]) << what << " counter " << i;
+        }
         std::vector<uint8_t> got = core->spad_read(0, cmp_len);
         for (uint32_t i = 0; i < cmp_len; i++)
             ASSERT_EQ(got[i], spu_model_spad(m)[i]) << what << " spad byte " << i;
