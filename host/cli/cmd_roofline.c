@@ -128,16 +128,7 @@ static int roofline_hw(const char *C, const char *device, const char *hwfile, sp
         if (r > 0)
             hw->link_bytes_per_s = hw->mem_bytes_per_s = r;
     } else if (!hwfile) {
-        spu_info_t in;
-        memset(&in, 0, sizeof in);
-        in.rows = in.cols = in.word_bytes = 8;
-        in.spad_bytes = 262144;
-        in.spad_banks = 4;
-        in.ucode_words = 1024;
-        in.drain_lanes = 8;
-        in.clock_hz = 12000000;
-        snprintf(in.device, sizeof in.device, "sim");
-        spu_perf_hw_from_info(hw, &in);
+        spu_perf_hw_default(hw);
     }
     return 0;
 }
@@ -423,16 +414,7 @@ int spu_roofline_model(int argc, char **argv)
         if ((rc = spu_perf_hw_load(&hw, hwfile, err, sizeof err)))
             return cli_fail(C, "%s", err);
     } else {
-        spu_info_t in;
-        memset(&in, 0, sizeof in);
-        in.rows = in.cols = in.word_bytes = 8;
-        in.spad_bytes = 262144;
-        in.spad_banks = 4;
-        in.ucode_words = 1024;
-        in.drain_lanes = 8;
-        in.clock_hz = 12000000;
-        snprintf(in.device, sizeof in.device, "sim");
-        spu_perf_hw_from_info(&hw, &in);
+        spu_perf_hw_default(&hw);
     }
     const int decode = !strcmp(phase, "decode");
     spu_perf_phase ph;

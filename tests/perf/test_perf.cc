@@ -321,14 +321,7 @@ TEST(PerfVec, CyclesExactOnModel)
 TEST(PerfVec, BadInput)
 {
     spu_perf_hw hw;
-    spu_info_t in{};
-    in.rows = in.cols = in.word_bytes = 8;
-    in.spad_bytes = 262144;
-    in.spad_banks = 4;
-    in.ucode_words = 1024;
-    in.drain_lanes = 8;
-    in.clock_hz = 12000000;
-    spu_perf_hw_from_info(&hw, &in);
+    spu_perf_hw_default(&hw);   // the sim's 8x8
     spu_perf_gemm g;
     EXPECT_EQ(spu_perf_vec_map(&hw, 4, 0, 10, &g), SPU_EINVAL);   // vrmax is spu_vec_rows
     EXPECT_EQ(spu_perf_vec_map(&hw, SPU_VEC_ADD, 0, 0, &g), SPU_EINVAL);
@@ -497,13 +490,7 @@ TEST(PerfFit, NoisyDataStaysClose)
 TEST(PerfFit, RejectsBadInput)
 {
     spu_perf_hw hw;
-    spu_info_t in{};
-    in.rows = in.cols = in.word_bytes = 8;
-    in.spad_bytes = 262144;
-    in.spad_banks = 4;
-    in.ucode_words = 1024;
-    in.drain_lanes = 8;
-    spu_perf_hw_from_info(&hw, &in);
+    spu_perf_hw_default(&hw);   // the sim's 8x8
     spu_perf_sample s[4] = {{8, 8, 8, 0.1, 68, 799, 0}, {8, 8, 8, 0.1, 68, 799, 0}, {8, 8, 8, 0.1, 68, 799, 0}, {8, 8, 8, 0.1, 68, 799, 0}};
     EXPECT_EQ(spu_perf_fit(&hw, s, 4, 0, nullptr), SPU_EINVAL);   // fewer samples than parameters
     spu_perf_sample z[5] = {{8, 8, 8, 0, 1, 1, 0}, {8, 8, 8, 0.1, 1, 1, 0}, {8, 8, 8, 0.1, 1, 1, 0}, {8, 8, 8, 0.1, 1, 1, 0}, {8, 8, 8, 0.1, 1, 1, 0}};
@@ -1091,3 +1078,27 @@ TEST(PerfCli, EveryBenchJsonCarriesProvenance)
 }
 
 }  // namespace
+
+// The hardware assumed when no device and no file is named is the geometry the
+// model reports for its default (the sim's 8x8, docs/isa.md): one definition,
+// checked against the device that carries it.
+TEST(PerfHw, DefaultIsTheModelsDefaultGeometry)
+{
+    spu_device *dev = nullptr;
+    ASSERT_EQ(spu_open(&dev, "model"), 0);
+    spu_info_t in{};
+    ASSERT_EQ(spu_info(dev, &in), 0);
+    spu_close(dev);
+    spu_perf_hw d;
+    spu_perf_hw_default(&d);
+    EXPECT_EQ(d.rows, in.rows);
+    EXPECT_EQ(d.cols, in.cols);
+    EXPECT_EQ(d.word_bytes, in.word_bytes);
+    EXPECT_EQ(d.spad_bytes, in.spad_bytes);
+    EXPECT_EQ(d.spad_banks, in.spad_banks);
+    EXPECT_EQ(d.ucode_words, in.ucode_words);
+    EXPECT_EQ(d.drain_lanes, in.drain_lanes ? in.drain_lanes : in.cols);
+    EXPECT_DOUBLE_EQ(d.clock_hz, in.clock_hz ? in.clock_hz : 12e6);
+    EXPECT_STREQ(d.name, "sim");
+    EXPECT_GT(d.link_bytes_per_s, 0);   // the sim has a link; the model does not
+}

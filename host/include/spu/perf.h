@@ -58,6 +58,9 @@ typedef struct spu_perf_hw {
  * board clock 24 MHz), link defaults of a 3 Mbaud UART, peak int8 =
  * 2*rows*cols*clock. A hardware file (spu_perf_hw_load) overrides these. */
 void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *info);
+/* The hardware when neither a device nor a file is named: the sim's 8x8
+ * default geometry (docs/isa.md) at 12 MHz behind a 3 Mbaud UART. */
+void spu_perf_hw_default(spu_perf_hw *hw);
 /* The geometry part of hw as an spu_info_t (for spu_gemm_plan_make). */
 void spu_perf_hw_to_info(const spu_perf_hw *hw, spu_info_t *info);
 /* Read / write a hardware file (JSON). Load starts from defaults (the sim

@@ -60,6 +60,12 @@ static void derive(spu_perf_hw *hw)
         hw->mem_bytes_per_s = hw->link_bytes_per_s;
 }
 
+void spu_perf_hw_default(spu_perf_hw *hw)
+{
+    defaults(hw);
+    derive(hw);
+}
+
 void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
 {
     defaults(hw);
