@@ -8,13 +8,14 @@
 # Both print "tests: N passed, N failed, N skipped"
 # Yosys writes the miters as AIGs, ABC (yosys-abc, part of Debian's yosys
 # package, already in DEBS) proves them; the accumulator's induction runs in
-# Yosys's SAT solver. SPU_FORMAL_TIMEOUT=S limits each proof (default 300 s).
+# Yosys's SAT solver. SPU_FORMAL_TIMEOUT=S limits each tool run of a proof to S
+# CPU seconds (ulimit -t; default 300).
 .PHONY: test-formal test-formal-full
 # (the quick set and the negative tests run in make test: not again here)
 test-formal: $(BUILD)/tests/spu_formal_tests
 	@SPU_FORMAL_SET=ci GTEST_FILTER='CI/*:FormalCI.*' tests/run_tests.sh $(BUILD)/tests/spu_formal_tests
 # (and fp16 x fp16 STAGES 1, 2 = STAGES 0 by enumerating all 2^32 pairs on
-# the RTL, tests/rtl_numerics/test_f16x.cc: the SAT proof does not finish)
+# the RTL, tests/rtl_numerics/test_f16x.cc, beside the CI set's BDD proof)
 test-formal-full: $(BUILD)/tests/spu_formal_tests $(BUILD)/tests/spu_rtl_numerics_tests
 	@SPU_FORMAL_SET=full GTEST_FILTER='CI/*:FormalCI.*:Full/*:Fp16Exhaustive.*' tests/run_tests.sh \
 	    $(BUILD)/tests/spu_formal_tests $(BUILD)/tests/spu_rtl_numerics_tests

@@ -6,7 +6,8 @@
 //     -zinit: a register without an initial value gets a free input for
 //     it, so every initial state is covered); ABC unrolls it K+1 frames
 //     (`frames`) and proves the OR of bad_o over the frames constant 0
-//     with SAT sweeping (`iprove`): the output at frame K+1 equals the
+//     (feed_forward_engine: &cec, iprove when &cec has no answer; BDDs
+//     for the fp multipliers): the output at frame K+1 equals the
 //     combinational unit's for the inputs of frame 1, for all inputs and
 //     initial states -- the registers hold nothing older than K cycles,
 //     so this covers every cycle.
@@ -32,9 +33,11 @@
 // vacuous). SKIPs when yosys or yosys-abc is missing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -63,10 +66,21 @@ std::string proof_name(const Proof &p, int lat)
     return n;
 }
 
+// SPU_FORMAL_TIMEOUT is CPU seconds per tool run (ulimit -t), not wall
+// time: on a machine shared with other builds a proof gets its budget
+// however slowly it is scheduled (a wall-clock limit failed proofs that
+// take seconds alone). A wall limit of 20 times that only catches hangs.
 int timeout_s()
 {
     const char *t = std::getenv("SPU_FORMAL_TIMEOUT");
     return t && std::atoi(t) > 0 ? std::atoi(t) : 300;
+}
+
+// "(ulimit -t S; timeout 20S CMD)": the CPU and wall limits of one tool run
+std::string limited(const std::string &cmd)
+{
+    const std::string t = std::to_string(timeout_s());
+    return "(ulimit -t " + t + "; timeout " + std::to_string(20 * timeout_s()) + " " + cmd + ")";
 }
 
 const char *kRtl[] = {"spu_pipe_stage", "spu_mul_int8_pipe", "spu_mul_fp_pipe", "spu_cvt_f32_pipe",
@@ -75,25 +89,75 @@ const char *kRtl[] = {"spu_pipe_stage", "spu_mul_int8_pipe", "spu_mul_fp_pipe", 
 // AIG route: Yosys writes the miter TOP (with CHP chparams) as an AIG, ABC
 // proves it (ABC_CMD after read_aiger). Returns 0 proven, 1 refuted, 2 no
 // answer (time limit, tool error).
+// Answers: UNSATISFIABLE / SATISFIABLE (iprove, sat) or "Networks are
+// equivalent" / "NOT EQUIVALENT" (&cec). FALLBACK (an ABC command) runs on
+// the same AIG when ABC_CMD gave no answer.
+int answer(const std::string &log)
+{
+    if (run("grep -q -e '^UNSATISFIABLE' -e 'Networks are equivalent' " + log) == 0) return 0;
+    if (run("grep -q -e '^SATISFIABLE' -e 'Networks are NOT EQUIVALENT' " + log) == 0) return 1;
+    return 2;
+}
+
 int prove_aig(const std::string &name, const std::string &top, const std::string &chp,
-              const std::string &files, const std::string &abc_cmd)
+              const std::string &files, const std::string &abc_cmd, const std::string &fallback = "")
 {
     std::string aig = kOut + "/" + name + ".aig", log = kOut + "/" + name + ".log";
-    std::string cmd = "mkdir -p " + kOut + " && cd " + kSrc + " && timeout " + std::to_string(timeout_s()) +
-                      " yosys -q -l " + log + " -p 'read_verilog" + files + "; " + chp + "hierarchy -top " + top +
-                      "; proc; flatten; opt_clean; setundef -zero -undriven; opt -nodffe -nosdff; techmap;"
-                      " opt -nodffe -nosdff; dffunmap; aigmap; opt_clean; write_aiger -zinit " + aig +
-                      "' > /dev/null 2>&1 && timeout " + std::to_string(timeout_s()) + " yosys-abc -c 'read_aiger " +
-                      aig + "; " + abc_cmd + "' >> " + log + " 2>&1";
+    // no opt after techmap (ABC's strash does that work; MX N=8 at 10: 74 s
+    // of Yosys instead of 125 s), except for the multiplier's BDD route,
+    // whose variable order and speed depend on that AIG (fp16 at 1: 24 s
+    // with it, no answer in 5 min without)
+    const std::string post_techmap = top == "spu_eq_mul_fp" ? "opt -nodffe -nosdff; " : "opt_clean; ";
+    std::string cmd = "mkdir -p " + kOut + " && cd " + kSrc + " && " +
+                      limited("yosys -q -l " + log + " -p 'read_verilog" + files + "; " + chp + "hierarchy -top " +
+                              top + "; proc; flatten; opt_clean; setundef -zero -undriven; opt -nodffe -nosdff;"
+                              " techmap; " + post_techmap + "dffunmap; aigmap; opt_clean; write_aiger -zinit " +
+                              aig + "'") +
+                      " > /dev/null 2>&1 && " + limited("yosys-abc -c 'read_aiger " + aig + "; " + abc_cmd + "'") +
+                      " >> " + log + " 2>&1";
     run(cmd);
-    if (run("grep -q '^UNSATISFIABLE' " + log) == 0) return 0;
-    if (run("grep -q '^SATISFIABLE' " + log) == 0) return 1;
-    return 2;
+    int r = answer(log);
+    if (r == 2 && !fallback.empty() && run("test -s " + aig) == 0) {
+        run(limited("yosys-abc -c 'read_aiger " + aig + "; " + fallback + "'") + " >> " + log + " 2>&1");
+        r = answer(log);
+    }
+    return r;
 }
 
 // spu_acc_fx with SPLIT = 1: one cycle more than STAGES
 bool split(const Proof &p) { return std::string(p.params).find("SPLIT=1") != std::string::npos; }
-int latency(const Proof &p) { return p.stages + (split(p) ? 1 : 0); }
+// GOLD_STAGES=G (spu_eq_mul_fp): the unit at STAGES against itself at G,
+// latency STAGES - G (one link of a chain STAGES = G = ... = 0)
+int gold_stages(const Proof &p)
+{
+    const char *g = std::strstr(p.params, "GOLD_STAGES=");
+    return g ? std::atoi(g + 12) : 0;
+}
+int latency(const Proof &p) { return p.stages - gold_stages(p) + (split(p) ? 1 : 0); }
+
+// Engines for the unrolled miter of a feed-forward unit: ABC's &cec
+// (simulation and SAT sweeping: it finds the internal points both sides
+// share; 20 times faster than iprove on MX N=8 at 10, 2.6 s against 51 s;
+// iprove runs when &cec gives no answer within its conflict limit); the
+// multipliers
+// (spu_mul_fp: a_sig * b_sig against its two partial products) have few
+// such points, and there BDDs decide it: dc2 restructures the AIG, collapse
+// builds the global BDD of the miter output (constant 0 when equal), sat
+// reads the answer. fp16 x fp16 at STAGES 1: about 30 s, bf16 1 s (iprove:
+// no answer in 10 min / 77 s).
+const char *kCec = "&get; &cec -m -C 20000";
+std::string feed_forward_engine(const Proof &p, int lat)
+{
+    const int frames = std::max(lat, p.stages) + 1;
+    const std::string unroll = "frames -F " + std::to_string(frames) + " -i; strash; orpos; ";
+    if (std::string(p.miter) == "mul_fp" && gold_stages(p) == 0)
+        return unroll + "dc2; collapse -B 20000000; strash; sat";
+    return unroll + kCec;
+}
+std::string feed_forward_fallback(const Proof &p, int lat)
+{
+    return "frames -F " + std::to_string(std::max(lat, p.stages) + 1) + " -i; strash; orpos; iprove";
+}
 
 // Runs one proof with latency LAT; returns 0 when proven.
 int prove(const Proof &p, int lat)
@@ -146,15 +210,15 @@ int prove(const Proof &p, int lat)
                 sat += std::string(" -prove u_gate.") + r + " u_gold." + r;
         sat += " -verify";
     } else if (ref) {
-        return prove_aig(name, top, chp, files, "strash; iprove");
+        return prove_aig(name, top, chp, files, std::string("strash; ") + kCec, "strash; iprove");
     } else {
-        return prove_aig(name, top, chp, files,
-                         "frames -F " + std::to_string(lat + 1) + " -i; strash; orpos; iprove");
+        return prove_aig(name, top, chp, files, feed_forward_engine(p, lat), feed_forward_fallback(p, lat));
     }
     std::string log = kOut + "/" + name + ".log";
-    std::string cmd = "mkdir -p " + kOut + " && cd " + kSrc + " && timeout " + std::to_string(timeout_s()) +
-                      " yosys -l " + log + " -q -p 'read_verilog" + files + "; " + chp + "hierarchy -top " + top +
-                      "; proc; flatten; opt_clean; " + sat + "' > /dev/null 2>&1";
+    std::string cmd = "mkdir -p " + kOut + " && cd " + kSrc + " && " +
+                      limited("yosys -l " + log + " -q -p 'read_verilog" + files + "; " + chp + "hierarchy -top " +
+                              top + "; proc; flatten; opt_clean; " + sat + "'") +
+                      " > /dev/null 2>&1";
     return run(cmd);
 }
 
@@ -181,6 +245,7 @@ const std::vector<Proof> kQuick = {
 #define E5M2 "A_EXP=5 A_MAN=2 A_SPEC=1 B_EXP=5 B_MAN=2 B_SPEC=1"
 #define E4M3_E5M2 "A_EXP=4 A_MAN=3 A_SPEC=2 B_EXP=5 B_MAN=2 B_SPEC=1"
 #define BF16 "A_EXP=8 A_MAN=7 A_SPEC=1 B_EXP=8 B_MAN=7 B_SPEC=1"
+#define FP16 "A_EXP=5 A_MAN=10 A_SPEC=1 B_EXP=5 B_MAN=10 B_SPEC=1"
 
 // CI set (make test-formal, also run by make test-formal-full): every unit
 // family at its 48 MHz depth (MX: the deepest, at N = 2), the e5m2
@@ -188,6 +253,10 @@ const std::vector<Proof> kQuick = {
 const std::vector<Proof> kCI = {
     {"mul_fp", 1, E5M2},
     {"mul_fp", 1, BF16},
+    // fp16 x fp16: STAGES 1 = 0 (BDD), STAGES 2 = STAGES 1 one cycle later
+    // (iprove: the output register is the only difference), so 2 = 0
+    {"mul_fp", 1, FP16},
+    {"mul_fp", 2, "GOLD_STAGES=1 " FP16},
     {"cvt_f32", 5, "E=8 M=7 SPEC=1"},
     {"cvt_f32", 5, "E=5 M=2 SPEC=1"},
     {"fx2f32", 9, "W=64 EW=10"},
@@ -204,11 +273,8 @@ const std::vector<Proof> kCI = {
 
 // full set (make test-formal-full): the rest of every pipelined variant
 // whose proof finishes here, the reference proofs. Not in it (docs/numerics-rtl.md says how
-// they are covered): fp16 x fp16 at STAGES 1, 2 (an 11 x 11 multiplier
-// against its partial-product split: no answer in 10 min; make
-// test-formal-full enumerates all 2^32 pairs instead,
-// tests/rtl_numerics/test_f16x.cc), MX against the reference beyond N=8
-// e2m1 (a chain of adds against a tree).
+// they are covered): MX against the reference beyond N=8 e2m1 (a chain of
+// adds against a tree). (fp16 x fp16 at STAGES 1, 2 is in the CI set.)
 const std::vector<Proof> kFull = {
     {"mul_fp", 2, E5M2},
     {"mul_fp", 2, BF16},
@@ -288,7 +354,7 @@ TEST_F(Formal, WrongPipelineRegisterIsRefuted)
     std::string files = " hw/rtl/numerics/spu_pipe_stage.v " + bad + " tests/formal/spu_eq_delay.v"
                         " tests/formal/spu_eq_cvt_f32.v";
     EXPECT_EQ(prove_aig("cvt_bad_reg", "spu_eq_cvt_f32", "chparam -set STAGES 4 spu_eq_cvt_f32; ", files,
-                        "frames -F 5 -i; strash; orpos; iprove"),
+                        feed_forward_engine({"cvt_f32", 4, ""}, 4), feed_forward_fallback({"cvt_f32", 4, ""}, 4)),
               1);
 }
 
@@ -365,6 +431,30 @@ TEST_F(FormalCI, WrongMxReferenceIsRefuted)
                      "chparam -set N 2 -set A_EXP 2 -set A_MAN 1 -set A_SPEC 0 -set B_EXP 2 -set B_MAN 1 -set B_SPEC 0"
                      " spu_eqref_mx_dot; "}},
                    "mx_ref_bad");
+}
+
+// The multiplier BDD proof is not vacuous: a copy of spu_mul_fp_pipe whose
+// low partial product is wrong for one significand pair (bf16: a_sig =
+// 0xA5, b_sig = 0xC3) must be refuted (the same bug in fp16 gets no answer
+// from the BDD in 5 CPU minutes: BDDs prove fp16 equal, they do not find
+// its one wrong pair quickly), and so must the fp16 chain link STAGES 2 = 1
+// with a latency of 0.
+TEST_F(FormalCI, WrongMultiplierIsRefuted)
+{
+    const std::string bad = kOut + "/spu_mul_fp_pipe_bad.v";
+    ASSERT_EQ(run("mkdir -p " + kOut + " && sed 's/pl_d = a_sig \\* b_sig\\[BL-1:0\\];/pl_d = (a_sig * b_sig[BL-1:0])"
+                  " ^ (a_sig == 165 \\&\\& b_sig == 195);/' " + kSrc + "/hw/rtl/numerics/spu_mul_fp_pipe.v > " + bad),
+              0);
+    ASSERT_EQ(run("grep -q 'a_sig == 165 && b_sig == 195' " + bad), 0) << "mutation not applied";
+    const std::string files = " hw/rtl/numerics/spu_pipe_stage.v " + bad +
+                              " tests/formal/spu_eq_delay.v tests/formal/spu_eq_mul_fp.v";
+    const Proof p = {"mul_fp", 1, BF16};
+    EXPECT_EQ(prove_aig("mul_bf16_bad", "spu_eq_mul_fp",
+                        "chparam -set STAGES 1 -set LAT 1 -set A_EXP 8 -set A_MAN 7 -set A_SPEC 1 -set B_EXP 8"
+                        " -set B_MAN 7 -set B_SPEC 1 spu_eq_mul_fp; ",
+                        files, feed_forward_engine(p, 1)),
+              1);
+    EXPECT_NE(prove({"mul_fp", 2, "GOLD_STAGES=1 " FP16}, 0), 0);
 }
 
 // The CI and full sets, one test per proof (gtest names them by miter,
