@@ -89,6 +89,7 @@ module spu_decoder #(
             OP_VLUTLD: begin mask = OPMASK_VLUTLD;  known = (VECTOR != 0); end
             OP_VSPLAT: begin mask = OPMASK_VSPLAT;  known = (VECTOR != 0); end
             OP_VGET:   begin mask = OPMASK_VGET;    known = (VECTOR != 0); end
+            OP_VDIV:   begin mask = OPMASK_VDIV;    known = (VECTOR != 0); end
             default:   known = 1'b0;
         endcase
 
