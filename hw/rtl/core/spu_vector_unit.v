@@ -155,9 +155,27 @@ module spu_vector_unit #(
     endgenerate
 
     // vdiv: S = bytes 0..3 of the src2 word (sign-extended when a word is
-    // narrower); per lane q = (2*|a|*2^shift + S) / (2*S), the quotient
-    // rounded half away from zero, saturated; S <= 0 gives 0. Combinational
-    // dividers (WORD_BYTES of them): VECTOR builds only (not on the boards)
+    // narrower); per lane q = (2*|a|*2^shift + S) div (2*S), the quotient
+    // rounded half away from zero, saturated; S <= 0 gives 0. The quotient
+    // matters only up to 128 (saturation): eight restoring steps per lane
+    // plus an overflow compare, combinational (VECTOR builds only)
+    function [8:0] vdiv_q;                   // min(floor(n / d2), 256)
+        input [40:0] n;
+        input [32:0] d2;
+        reg   [48:0] r;
+        integer      i;
+        begin
+            r = {8'd0, n};
+            vdiv_q = 9'd0;
+            if (r >= ({16'd0, d2} << 8)) vdiv_q = 9'h100;
+            else
+                for (i = 7; i >= 0; i = i - 1)
+                    if (r >= ({16'd0, d2} << i)) begin
+                        r = r - ({16'd0, d2} << i);
+                        vdiv_q[i] = 1'b1;
+                    end
+        end
+    endfunction
     wire [31:0] dv_s  = {{(32-SUMW){bv[SUMW-1]}}, bv[SUMW-1:0]};
     wire        dv_ok = !dv_s[31] && (dv_s != 32'd0);
     wire [DW-1:0] dq;
@@ -166,8 +184,8 @@ module spu_vector_unit #(
             wire [7:0]  a8   = av[g*8 +: 8];
             wire [7:0]  mag  = a8[7] ? (8'd0 - a8) : a8;        // |a|, 128 as 8'h80
             wire [40:0] num  = ({33'd0, mag} << shift_i) * 41'd2 + {9'd0, dv_s};
-            wire [40:0] quo  = num / {8'd0, dv_s, 1'b0};
-            wire        big  = a8[7] ? (quo > 41'd128) : (quo > 41'd127);
+            wire [8:0]  quo  = vdiv_q(num, {dv_s, 1'b0});
+            wire        big  = a8[7] ? (quo > 9'd128) : (quo > 9'd127);
             wire [7:0]  q8   = big ? (a8[7] ? 8'h80 : 8'h7F) : (a8[7] ? (8'd0 - quo[7:0]) : quo[7:0]);
             assign dq[g*8 +: 8] = dv_ok ? q8 : 8'h00;
         end
