@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -117,6 +118,66 @@ TEST_P(VecKernels, RowReductionsAndMaxPool)
     EXPECT_EQ(spu_vec_maxpool2_hwc(dev.d, t.data(), C, H - 1, W, y.data(), nullptr), SPU_EINVAL);
 }
 
+// Device softmax (firmware/vec_softmax.s): the plain loop of the documented
+// arithmetic (docs/runtime.md "Device softmax"), bit for bit, and within
+// the int8 grid of the float softmax of the same codes.
+int8_t ref_div_away(int e, int64_t S)   // round(e * 128 / S), ties away, e >= 0
+{
+    if (S <= 0) return 0;
+    const int64_t num = (int64_t)e * 128, q = num / S + (2 * (num % S) >= S);
+    return (int8_t)std::min<int64_t>(127, q);
+}
+
+TEST_P(VecKernels, SoftmaxRowsEqualPlainLoop)
+{
+    Dev dev(GetParam());
+    spu_info_t in;
+    ASSERT_EQ(spu_info(dev.d, &in), 0);
+    std::mt19937 rng(11);
+    const double step = 0.07;
+    uint8_t lut[256];
+    spu_vec_exp_lut(step, lut);
+    EXPECT_EQ(lut[0], 127);
+    EXPECT_EQ(lut[(uint8_t)-128], 0);
+    EXPECT_EQ(lut[(uint8_t)-10], (uint8_t)std::lround(127.0 * std::exp(-0.7)));
+    for (size_t len : {size_t(in.word_bytes), size_t(2 * in.word_bytes), size_t(16 * in.word_bytes)})
+        for (size_t rows : {size_t(1), size_t(7), size_t(600)}) {
+            SCOPED_TRACE(::testing::Message() << "len " << len << " rows " << rows);
+            auto x = rnd_vec(rng, rows * len);
+            x[0] = -128;                                       // extremes in the first row
+            if (rows > 1) std::fill(x.begin() + len, x.begin() + 2 * len, (int8_t)-128);   // a flat row
+            std::vector<int8_t> y(rows * len), want(rows * len);
+            for (size_t r = 0; r < rows; r++) {
+                const int8_t *xr = &x[r * len];
+                int m = -128;
+                for (size_t i = 0; i < len; i++) m = std::max<int>(m, xr[i]);
+                int64_t S = 0;
+                std::vector<int> e(len);
+                for (size_t i = 0; i < len; i++) { e[i] = lut[(uint8_t)sat(xr[i] - m)]; S += e[i]; }
+                double fs = 0;
+                for (size_t i = 0; i < len; i++) fs += std::exp((xr[i] - m) * step);
+                for (size_t i = 0; i < len; i++) {
+                    want[r * len + i] = ref_div_away(e[i], S);
+                    // the int8 path against the float softmax: e's rounding
+                    // (1/254 relative to the max lane) and p's (1/256)
+                    const double pf = std::exp((xr[i] - m) * step) / fs;
+                    EXPECT_NEAR(want[r * len + i] / 128.0, pf, 0.5 / 128 + 0.5 / 127 + 0.01) << r << " " << i;
+                }
+            }
+            spu_vec_stats st{};
+            ASSERT_EQ(spu_vec_softmax_rows(dev.d, x.data(), rows, len, lut, y.data(), &st), 0);
+            ASSERT_EQ(y, want);
+            EXPECT_GT(st.vec_busy, 0u);
+            // in place
+            std::vector<int8_t> z(x);
+            ASSERT_EQ(spu_vec_softmax_rows(dev.d, z.data(), rows, len, lut, z.data(), nullptr), 0);
+            ASSERT_EQ(z, want);
+        }
+    std::vector<int8_t> x(3 * in.word_bytes), y(x.size());
+    EXPECT_EQ(spu_vec_softmax_rows(dev.d, x.data(), 1, in.word_bytes + 1, lut, y.data(), nullptr), SPU_EINVAL);
+    EXPECT_EQ(spu_vec_softmax_rows(dev.d, x.data(), 1, in.word_bytes, nullptr, y.data(), nullptr), SPU_EINVAL);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, VecKernels,
                          ::testing::Values("model", "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1"),
                          [](const ::testing::TestParamInfo<const char *> &i) {
@@ -128,6 +189,8 @@ TEST(VecKernels, DeviceWithoutTheUnitSaysSo)
     Dev dev("model?vector=0");
     int8_t a[4] = {1, 2, 3, 4}, y[4];
     EXPECT_EQ(spu_vec_map(dev.d, SPU_VEC_ADD, a, a, 0, nullptr, y, 4, nullptr), SPU_ENOTSUP);
+    uint8_t lut[256] = {0};
+    EXPECT_EQ(spu_vec_softmax_rows(dev.d, a, 1, 4, lut, y, nullptr), SPU_ENOTSUP);
     spu_info_t in;
     ASSERT_EQ(spu_info(dev.d, &in), 0);
     EXPECT_EQ(in.features & SPU_FEATURE_VECTOR, 0u);

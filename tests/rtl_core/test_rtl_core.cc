@@ -1549,6 +1549,128 @@ TEST_P(RtlCore, VsplatVgetMatchReferenceAndModel)
     }
 }
 
+// vdiv (per lane a * 2^shift / S, S the int32 of one word, rounded half away
+// from zero, saturated; S <= 0 gives 0): against a reference written here
+// (quotient and remainder, not the unit's formula) and the model, for many
+// divisors, every shift class, both bank placements; cost as a binary op,
+// src2 stride ignored, traps, and random programs with the other vector ops.
+static int8_t ref_vdiv(int a, int64_t S, unsigned shift)
+{
+    if (S <= 0) return 0;
+    const int64_t num = (int64_t)a * ((int64_t)1 << shift);
+    const int64_t mag = num < 0 ? -num : num;
+    int64_t q = mag / S;
+    if (2 * (mag % S) >= S) q++;                 // half away from zero
+    const int64_t v = num < 0 ? -q : q;
+    return (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+}
+
+TEST_P(RtlCore, VdivMatchesReferenceAndModel)
+{
+    if (!g.vector) {   // the boards' build: the opcode is undefined
+        run_prog({NOP(), enc(SPU_OP_VDIV), HALT()});
+        expect_trap(SPU_TRAP_ILLEGAL, 1);
+        return;
+    }
+    std::mt19937 rng(4242 + GetParam());
+    const uint32_t sb = WB < 4 ? WB : 4;           // bytes of S a word holds
+    const int64_t divisors[] = {1, 2, 3, 7, 127, 128, 255, 1000, 2032, 65535, 1 << 20, 0x7FFFFFFF,
+                                0, -1, -1000, (int64_t)INT32_MIN};
+    const unsigned shifts[] = {0, 7, 15, 31};
+    int checked = 0;
+    for (int64_t S0 : divisors)
+        for (unsigned shift : shifts)
+            for (int same_bank = 0; same_bank < 2; same_bank++) {
+                // a word narrower than 4 bytes holds only the low bytes of S
+                int64_t S = S0;
+                if (sb < 4) {
+                    const uint32_t u = (uint32_t)S0 & ((1u << (8 * sb)) - 1);
+                    S = (u >> (8 * sb - 1)) ? (int64_t)u - ((int64_t)1 << (8 * sb)) : (int64_t)u;
+                }
+                SCOPED_TRACE(::testing::Message() << "S " << S << " shift " << shift << " same_bank " << same_bank);
+                std::vector<uint8_t> mem(4096), hi(64);
+                for (auto &v : mem) v = (uint8_t)rng();
+                for (auto &v : hi) v = (uint8_t)rng();
+                for (uint32_t i = 0; i < 16; i++) mem[i] = (uint8_t)(i & 1 ? 0x80 : 0x7F);   // extremes
+                mem[16] = 0; mem[17] = 1; mem[18] = 0xFF;
+                const uint32_t vl = 6, s1 = 0, sd = 2048;
+                const uint32_t sa = same_bank ? 1024 : BANK;   // the word of S
+                uint8_t *sw = same_bank ? &mem[sa] : &hi[0];
+                for (uint32_t j = 0; j < 4 && j < WB; j++) sw[j] = (uint8_t)((uint64_t)S0 >> (8 * j));
+                std::vector<uint8_t> want = mem;
+                for (uint32_t i = 0; i < vl * WB; i++) want[sd + i] = (uint8_t)ref_vdiv((int8_t)mem[s1 + i], S, shift);
+                // vs2 = 3 (misaligned, not used by vdiv): no trap, S read once per step
+                std::vector<uint32_t> p = {LI(1, (int32_t)sd), LI(2, (int32_t)s1), LI(3, (int32_t)sa),
+                                           LI(4, (int32_t)vl), LI(5, (int32_t)WB), LI(6, 3),
+                                           CFG(SPU_DTYPE_INT32, shift, SPU_ROUND_RNE, 0), VLEN(4), VSTRIDE(5, 5, 6),
+                                           CNT(12, SPU_CNT_CYCLES), VOP(SPU_OP_VDIV, 1, 2, 3),
+                                           CNT(13, SPU_CNT_CYCLES), HALT()};
+                differential(p, mem, {}, (uint32_t)mem.size(), 0, "vdiv", &hi, BANK);
+                if (HasFatalFailure()) return;
+                std::vector<uint8_t> got = core->spad_read(0, mem.size());
+                for (size_t i = 0; i < mem.size(); i++) ASSERT_EQ(got[i], want[i]) << "byte " << i;
+                EXPECT_EQ(core->reg(13) - core->reg(12), 2u + 3u + vl * (same_bank ? 2 : 1));
+                EXPECT_EQ(core->counter(SPU_CNT_VEC_STALL), same_bank ? vl : 0u);
+                checked++;
+            }
+    EXPECT_EQ(checked, 16 * 4 * 2);
+    // traps: rC misaligned; the S word beyond the scratchpad (at step 0);
+    // VL = 0: nothing, no checks
+    const uint32_t last = g.spad_bytes - WB;
+    struct Case { std::vector<uint32_t> p; int trap; uint32_t pc; };
+    std::vector<Case> cases = {
+        {{LI(1, 0), LI(2, 1), LI(3, 1), VLEN(2), VOP(SPU_OP_VDIV, 1, 1, 3), HALT()},
+         WB > 1 ? SPU_TRAP_MISALIGNED : SPU_TRAP_NONE, 4},
+        {{LUI(3, (int32_t)(g.spad_bytes >> 16)), ADDI(3, 3, (int32_t)(g.spad_bytes & 0xFFFF)), LI(2, 2), VLEN(2),
+          VOP(SPU_OP_VDIV, 0, 0, 3), HALT()}, SPU_TRAP_SPAD_RANGE, 4},
+        {{LUI(1, (int32_t)(last >> 16)), ADDI(1, 1, (int32_t)(last & 0xFFFF)), LI(2, 3), VLEN(2),
+          VOP(SPU_OP_VDIV, 1, 0, 0), HALT()}, SPU_TRAP_SPAD_RANGE, 4},
+        {{LI(1, 1), VOP(SPU_OP_VDIV, 1, 1, 1), HALT()}, SPU_TRAP_NONE, 0},
+    };
+    std::vector<uint8_t> mem(4096);
+    for (size_t i = 0; i < mem.size(); i++) mem[i] = (uint8_t)(i * 37 + 11);
+    for (size_t k = 0; k < cases.size(); k++) {
+        auto &c = cases[k];
+        differential(c.p, mem, {}, 4096, 0, ("vdiv trap case " + std::to_string(k)).c_str());
+        if (HasFatalFailure()) return;
+        if (c.trap != SPU_TRAP_NONE) expect_trap(c.trap, c.pc);
+    }
+    // random programs: vdiv among vrsum (its divisor), vector ops, GEMM blocks, st
+    std::vector<uint8_t> m2(8192), hi(4096);
+    auto rnd = [&](uint32_t n) { return (uint32_t)(rng() % n); };
+    for (int iter = 0; iter < 30; iter++) {
+        std::vector<uint32_t> q;
+        for (unsigned r = 1; r <= 3; r++)
+            q.push_back(LI(r, (int32_t)((rnd(2) ? BANK : 0) + rnd(2048 / WB) * WB)));
+        for (unsigned r = 4; r <= 6; r++) q.push_back(LI(r, (int32_t)(4096 + rnd(3072 / WB) * WB)));
+        q.push_back(LI(7, (int32_t)rnd(10)));
+        q.push_back(LI(11, (int32_t)((1 + rnd(3)) * WB)));
+        q.push_back(VLEN(7));
+        const int n = 6 + (int)rnd(12);
+        for (int i = 0; i < n; i++) {
+            switch (rnd(8)) {
+            case 0: case 1: q.push_back(VOP(SPU_OP_VDIV, 4 + rnd(3), 1 + rnd(6), 1 + rnd(6))); break;
+            case 2: q.push_back(CFG(rnd(2), rnd(32), rnd(3), rnd(2))); break;
+            case 3: q.push_back(VSTRIDE(11, 11, 11)); break;
+            case 4: q.push_back(MM(1 + rnd(3), 1 + rnd(3), 7)); break;
+            case 5: q.push_back(ST(4 + rnd(3))); break;
+            case 6: q.push_back(VOP(SPU_OP_VRSUM, 4 + rnd(3), 1 + rnd(6))); break;
+            default: q.push_back(VOP(SPU_OP_VADD + rnd(4), 4 + rnd(3), 1 + rnd(6), 1 + rnd(6))); break;
+            }
+        }
+        q.push_back(HALT());
+        for (auto &v : m2) v = (uint8_t)rng();
+        for (auto &v : hi) v = (uint8_t)(rnd(4) ? rng() : rnd(3));   // small bytes: small divisors too
+        differential(q, m2, {}, (uint32_t)m2.size(), 0, ("vdiv program " + std::to_string(iter)).c_str(),
+                     &hi, BANK);
+        if (HasFatalFailure()) {
+            std::fprintf(stderr, "failing program:\n");
+            spu_disasm(q.data(), q.size(), stderr, 1);
+            return;
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Geometry, RtlCore, ::testing::Values(8, 4, 1),
                          [](const ::testing::TestParamInfo<int> &i) { return core_name(i.param); });
 

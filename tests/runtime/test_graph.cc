@@ -271,6 +271,139 @@ TEST(Graph, TransformerBlockFp32AndInt8)
     EXPECT_EQ(spu_net_node_on_device(n.net, 1), 0);
 }
 
+// The attention node with s_scale on a device with the vector unit (int8):
+// the device softmax path (docs/runtime.md "Device softmax") equals a plain
+// loop of the documented arithmetic bit for bit -- per-channel int8 weights,
+// int32 sums with the bias on their grid, score codes from the output
+// pipeline (rne, shift from s_scale), exp table, vdiv's rounding, P on the
+// 1/128 grid -- and stays near the host-softmax path.
+TEST(Graph, DeviceSoftmaxAttentionEqualsPlainLoop)
+{
+    const size_t T = 16, D = 16, H = 2, DH = 8, B = 3;
+    const float in_s = 1.0f / 127, q_s = 0.03f, k_s = 0.03f, v_s = 0.03f, o_s = 0.02f, s_s = 0.05f;
+    Dir d{"rt_graph"};
+    auto qw = rnd(3 * D * D, -0.5, 0.5, 31), qb = rnd(3 * D, -0.2, 0.2, 32);
+    auto ow = rnd(D * D, -0.5, 0.5, 33), ob = rnd(D, -0.1, 0.1, 34);
+    auto x = rnd(B * T * D, -1, 1, 35);
+    d.npy("qw.npy", { 3 * D, D }, qw);
+    d.npy("qb.npy", { 3 * D }, qb);
+    d.npy("ow.npy", { D, D }, ow);
+    d.npy("ob.npy", { D }, ob);
+    char node[1024];
+    std::snprintf(node, sizeof node,
+                  "{\"op\": \"attention\", \"name\": \"att\", \"inputs\": [\"x\"], \"output\": \"y\", \"heads\": 2,"
+                  " \"qkv_weight\": \"qw.npy\", \"qkv_bias\": \"qb.npy\", \"proj_weight\": \"ow.npy\", \"proj_bias\": \"ob.npy\","
+                  " \"in_scale\": %.9g, \"q_scale\": %.9g, \"k_scale\": %.9g, \"v_scale\": %.9g, \"p_scale\": 0.0078740157,"
+                  " \"o_scale\": %.9g, \"s_scale\": %.9g}",
+                  (double)in_s, (double)q_s, (double)k_s, (double)v_s, (double)o_s, (double)s_s);
+    d.text("g.json", graph("[16, 16]", node));
+    Net n;
+    char err[512] = "";
+    ASSERT_EQ(spu_net_load(&n.net, d.path("g.json").c_str(), err, sizeof err), 0) << err;
+
+    auto quant = [](const float *v, int8_t *q, size_t m, float s) {   // clamp(rne(v / s), +-127)
+        const float inv = 1.0f / s;
+        for (size_t i = 0; i < m; i++) q[i] = (int8_t)std::max(-127.0f, std::min(127.0f, std::nearbyint(v[i] * inv)));
+    };
+    // dense on int8 codes: weights per output channel, bias on the int32 grid
+    auto dense = [&](const std::vector<float> &in, const std::vector<float> &w, const std::vector<float> &bias,
+                     size_t M, size_t N, size_t K, float s_in) {
+        std::vector<int8_t> xq(M * K);
+        quant(in.data(), xq.data(), M * K, s_in);
+        std::vector<float> out(M * N);
+        for (size_t c = 0; c < N; c++) {
+            float m = 0;
+            for (size_t k = 0; k < K; k++) m = std::max(m, std::fabs(w[c * K + k]));
+            const float ws = m / 127.0f, sc = s_in * ws, inv = 1.0f / ws;
+            const double db = std::nearbyint((double)bias[c] / (double)sc);
+            for (size_t i = 0; i < M; i++) {
+                int64_t acc = (int64_t)db;
+                for (size_t k = 0; k < K; k++)
+                    acc += xq[i * K + k] * (int)std::max(-127.0f, std::min(127.0f, std::nearbyint(w[c * K + k] * inv)));
+                out[i * N + c] = (float)(int32_t)acc * sc + 0.0f;
+            }
+        }
+        return out;
+    };
+    const std::vector<float> qkv = dense(x, qw, qb, B * T, 3 * D, D, in_s);
+    const double unit = (double)q_s * (double)k_s / std::sqrt((double)DH);
+    unsigned sh = 0;
+    while (unit * std::ldexp(1.0, (int)sh) < (double)s_s) sh++;
+    uint8_t lut[256];
+    for (int u = 0; u < 256; u++) {
+        const int dd = (int8_t)u;
+        lut[u] = dd > 0 ? 127 : (uint8_t)std::lround(127.0 * std::exp(dd * unit * std::ldexp(1.0, (int)sh)));
+    }
+    std::vector<float> o(B * T * D);
+    for (size_t b = 0; b < B; b++)
+        for (size_t h = 0; h < H; h++) {
+            std::vector<float> fq(T * DH), fk(T * DH), fv(T * DH);
+            for (size_t t = 0; t < T; t++)
+                for (size_t j = 0; j < DH; j++) {
+                    const float *r = &qkv[(b * T + t) * 3 * D];
+                    fq[t * DH + j] = r[h * DH + j];
+                    fk[t * DH + j] = r[D + h * DH + j];
+                    fv[t * DH + j] = r[2 * D + h * DH + j];
+                }
+            std::vector<int8_t> cq(T * DH), ck(T * DH), cv(T * DH), p(T * T);
+            quant(fq.data(), cq.data(), T * DH, q_s);
+            quant(fk.data(), ck.data(), T * DH, k_s);
+            quant(fv.data(), cv.data(), T * DH, v_s);
+            for (size_t i = 0; i < T; i++) {
+                int c[T], m = -128;
+                for (size_t j = 0; j < T; j++) {
+                    int64_t acc = 0;
+                    for (size_t e = 0; e < DH; e++) acc += cq[i * DH + e] * ck[j * DH + e];
+                    // rne(acc / 2^sh) by quotient and remainder, then int8 saturation
+                    const int64_t den = (int64_t)1 << sh, fl = (acc - ((acc % den + den) % den)) / den;
+                    const int64_t rem = acc - fl * den;
+                    int64_t qv = fl + (2 * rem > den || (2 * rem == den && (fl & 1)));
+                    c[j] = (int)std::max<int64_t>(-128, std::min<int64_t>(127, qv));
+                    m = std::max(m, c[j]);
+                }
+                int e[T];
+                int64_t S = 0;
+                for (size_t j = 0; j < T; j++) S += e[j] = lut[(uint8_t)std::max(-128, c[j] - m)];
+                for (size_t j = 0; j < T; j++) {
+                    const int64_t num = (int64_t)e[j] * 128, qv = num / S + (2 * (num % S) >= S);
+                    p[i * T + j] = (int8_t)std::min<int64_t>(127, qv);
+                }
+            }
+            for (size_t t = 0; t < T; t++)
+                for (size_t j = 0; j < DH; j++) {
+                    int32_t acc = 0;
+                    for (size_t u = 0; u < T; u++) acc += p[t * T + u] * cv[u * DH + j];
+                    o[(b * T + t) * D + h * DH + j] = (float)acc * (v_s / 128.0f);
+                }
+        }
+    const std::vector<float> want = dense(o, ow, ob, B * T, D, D, o_s);
+
+    spu_device *dev = nullptr, *novec = nullptr;
+    ASSERT_EQ(spu_open(&dev, "model"), 0);
+    ASSERT_EQ(spu_open(&novec, "model?vector=0"), 0);
+    std::vector<float> y(B * T * D), yh(B * T * D);
+    ASSERT_EQ(spu_net_run_int8(n.net, dev, x.data(), B, y.data(), nullptr), 0);
+    ASSERT_EQ(spu_net_run_int8(n.net, novec, x.data(), B, yh.data(), nullptr), 0);
+    spu_close(dev);
+    spu_close(novec);
+    size_t diff_host = 0;
+    for (size_t i = 0; i < y.size(); i++) {
+        ASSERT_EQ(std::memcmp(&y[i], &want[i], sizeof(float)), 0) << i << ": " << y[i] << " vs " << want[i];
+        EXPECT_NEAR(y[i], yh[i], 0.1) << i;      // the host softmax path (float softmax, P on 1/127)
+        diff_host += y[i] != yh[i];
+    }
+    EXPECT_GT(diff_host, 0u);                    // the two paths are not the same computation
+    // the host steps of a vector device lack the softmax; without the unit it is there
+    const size_t hv = spu_net_host_ops_on(n.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, nullptr, 0);
+    const size_t hh = spu_net_host_ops_on(n.net, SPU_NET_INT8, 0, nullptr, 0);
+    std::vector<const char *> nv(hv), nh(hh);
+    spu_net_host_ops_on(n.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, nv.data(), hv);
+    spu_net_host_ops_on(n.net, SPU_NET_INT8, 0, nh.data(), hh);
+    EXPECT_EQ(hv + 1, hh);
+    for (const char *s : nv) EXPECT_EQ(std::string(s).find("softmax"), std::string::npos) << s;
+    EXPECT_EQ(std::string(nh.back()), "att:softmax");
+}
+
 // --- parse errors --------------------------------------------------------------
 class GraphErrors : public ::testing::Test {
 protected:

@@ -164,22 +164,37 @@ TEST_P(Models, VectorLoweringIsExactAndNamesItsHostOps)
         spu_close(novec);
         return;
     }
-    EXPECT_EQ(0, memcmp(lv.data(), lh.data(), lv.size() * sizeof(float)));
+    // the ViT's attention runs its softmax on the vector unit (s_scale in the
+    // graph; Graph.DeviceSoftmaxAttentionEqualsPlainLoop checks its
+    // arithmetic): a different rounding, the same predictions but a few
+    size_t same = 0;
+    for (size_t i = 0; i < N; i++) {
+        size_t av = 0, ah = 0;
+        for (size_t c = 1; c < O; c++) {
+            if (lv[i * O + c] > lv[i * O + av]) av = c;
+            if (lh[i * O + c] > lh[i * O + ah]) ah = c;
+        }
+        same += av == ah;
+    }
+    EXPECT_GE(same, N - 2);
+    EXPECT_NE(0, memcmp(lv.data(), lh.data(), lv.size() * sizeof(float)));
     const size_t hv = spu_net_host_ops_on(f.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, nullptr, 0);
     const size_t hh = spu_net_host_ops_on(f.net, SPU_NET_INT8, 0, nullptr, 0);
     EXPECT_EQ(hh, spu_net_host_ops(f.net, nullptr, 0));
     EXPECT_EQ(spu_net_host_ops_on(f.net, SPU_NET_E4M3, SPU_FEATURE_VECTOR, nullptr, 0), hh);
     std::vector<const char *> names(hv);
     spu_net_host_ops_on(f.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, names.data(), hv);
-    size_t relus_on_host = 0;
+    size_t relus_on_host = 0, softmax_on_host = 0;
     for (const char *s : names) relus_on_host += strstr(s, ":relu") != nullptr;
+    for (const char *s : names) softmax_on_host += strstr(s, ":softmax") != nullptr;
     // every relu of the shipped models follows a dense or conv2d that reads
     // nothing else, so its GEMM's output pipeline applies it (fuse_relus)
     // and none is left for the vector unit (Graph.VectorReluOnUnfusedRelu
     // covers that lowering)
-    EXPECT_EQ(hv, hh);
+    EXPECT_EQ(hv + 2, hh);                 // l0.attn:softmax, l1.attn:softmax
     EXPECT_EQ(relus_on_host, 0u);
-    EXPECT_EQ(sv.cycles, sh.cycles);
+    EXPECT_EQ(softmax_on_host, 0u);
+    EXPECT_NE(sv.cycles, sh.cycles);
     spu_net_stats_free(&sv);
     spu_net_stats_free(&sh);
     spu_close(vec);

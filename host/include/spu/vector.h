@@ -54,6 +54,20 @@ int spu_vec_rows(spu_device *dev, const int8_t *x, size_t rows, size_t len, int8
 int spu_vec_maxpool2_hwc(spu_device *dev, const int8_t *x, size_t C, size_t H, size_t W, int8_t *y,
                          spu_vec_stats *stats);
 
+/* Softmax of int8 rows on the device (firmware/vec_softmax.s; docs/runtime.md
+ * "Device softmax"): x is rows x len codes (len a multiple of the device's
+ * word_bytes, else SPU_EINVAL), lut the exp table of spu_vec_exp_lut. Per
+ * row: m = max, d = sat8(x - m), e = lut[(uint8_t)d], S = sum of e (int32),
+ * y = sat8(round(e * 128 / S)) (ties away from zero; vdiv with shift 7):
+ * probabilities on the 1/128 grid. y may equal x. */
+int spu_vec_softmax_rows(spu_device *dev, const int8_t *x, size_t rows, size_t len, const uint8_t lut[256],
+                         int8_t *y, spu_vec_stats *stats);
+/* The exp table of spu_vec_softmax_rows for codes of step `step` (the real
+ * value of one code): lut[u] = round(127 * exp(d * step)) for d = (int8_t)u
+ * <= 0 (in double, ties away from zero), 127 for d > 0 (never indexed: d =
+ * x - max). */
+void spu_vec_exp_lut(double step, uint8_t lut[256]);
+
 #ifdef __cplusplus
 }
 #endif

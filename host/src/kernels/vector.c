@@ -12,6 +12,7 @@
 #include "spu/vector.h"
 #include "spu_firmware.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,4 +217,55 @@ int spu_vec_maxpool2_hwc(spu_device *dev, const int8_t *x, size_t C, size_t H, s
     if (dev && stats)
         stats->link_bytes += link_now(dev) - l0;
     return rc;
+}
+
+/* Softmax rows: x at p.a (bank 0), y at p.y, the scratch words m and S at
+ * p.b (another bank: vsub's and vdiv's src2 never conflict with their src1),
+ * the table after them. A piece is as many whole rows as fit. */
+static int spu_vec_softmax_rows_body(spu_device *dev, const int8_t *x, size_t rows, size_t len,
+                                     const uint8_t lut[256], int8_t *y, spu_vec_stats *stats)
+{
+    if (!dev || !lut || (rows && (!x || !y || !len)))
+        return SPU_EINVAL;
+    vplan p;
+    int rc = vec_plan(dev, &p);
+    if (rc || !rows)
+        return rc;
+    if (len % p.wb || len > p.cap || p.cap < 2 * p.wb + 256)
+        return SPU_EINVAL;
+    if ((rc = spu_load_program(dev, &spu_fw_vec_softmax)))
+        return rc;
+    const uint32_t tab = p.b + 2 * p.wb;
+    if ((rc = spu_write(dev, tab, lut, 256)))
+        return rc;
+    const size_t band = p.cap / len;                /* rows per piece */
+    for (size_t r = 0; !rc && r < rows; r += band) {
+        const size_t n = rows - r < band ? rows - r : band;
+        if ((rc = spu_write(dev, p.a, x + r * len, n * len)))
+            break;
+        const uint32_t args[SPU_NARGS] = { p.y, p.a, p.b, (uint32_t)(len / p.wb), (uint32_t)n,
+                                           (uint32_t)len, tab, p.wb };
+        if ((rc = vec_run(dev, args, stats)))
+            break;
+        rc = spu_read(dev, p.y, y + r * len, n * len);
+    }
+    return rc;
+}
+
+int spu_vec_softmax_rows(spu_device *dev, const int8_t *x, size_t rows, size_t len, const uint8_t lut[256],
+                         int8_t *y, spu_vec_stats *stats)
+{
+    const uint64_t l0 = dev ? link_now(dev) : 0;
+    int rc = spu_vec_softmax_rows_body(dev, x, rows, len, lut, y, stats);
+    if (dev && stats)
+        stats->link_bytes += link_now(dev) - l0;
+    return rc;
+}
+
+void spu_vec_exp_lut(double step, uint8_t lut[256])
+{
+    for (int u = 0; u < 256; u++) {
+        const int d = (int8_t)u;
+        lut[u] = d > 0 ? 127 : (uint8_t)round(127.0 * exp((double)d * step));
+    }
 }

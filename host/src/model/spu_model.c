@@ -540,18 +540,31 @@ static int st_ok(const spu_model *m, uint32_t addr)
 
 static int is_vec_op(unsigned op)
 {
-    return op >= SPU_OP_VLEN && op <= SPU_OP_VGET;
+    return op >= SPU_OP_VLEN && op <= SPU_OP_VDIV;
 }
 
 /* the instructions that stream through the unit (all but vlen / vstride) */
 static int is_vec_stream(unsigned op)
 {
-    return op >= SPU_OP_VADD && op <= SPU_OP_VGET;
+    return op >= SPU_OP_VADD && op <= SPU_OP_VDIV;
 }
 
 static int8_t sat8(int v)
 {
     return (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+}
+
+/* vdiv's lane (docs/isa.md "Vector unit"): a * 2^shift / S rounded to
+ * nearest, ties away from zero, saturated to int8; S <= 0 gives 0. */
+static int8_t spu_vdiv_lane(int a, int32_t S, unsigned shift)
+{
+    if (S <= 0)
+        return 0;
+    const uint64_t mag = (uint64_t)(a < 0 ? -a : a) << shift;
+    const uint64_t q = (2 * mag + (uint64_t)S) / (2 * (uint64_t)S);
+    if (a < 0)
+        return (int8_t)(q > 128 ? -128 : -(int)q);
+    return (int8_t)(q > 127 ? 127 : (int)q);
 }
 
 /* word at byte address p (64-bit: no wrap) lies inside the scratchpad */
@@ -594,12 +607,14 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
         return 0;
     }
     const uint32_t n = m->vl;
-    const int binary = op == SPU_OP_VADD || op == SPU_OP_VSUB || op == SPU_OP_VMUL || op == SPU_OP_VMAX;
+    const int div = op == SPU_OP_VDIV;         /* src2: the one word of S (stride 0) */
+    const int binary = op == SPU_OP_VADD || op == SPU_OP_VSUB || op == SPU_OP_VMUL || op == SPU_OP_VMAX || div;
+    const uint32_t s2 = div ? 0 : m->vstride_2;
     const int reduce = op == SPU_OP_VRMAX || op == SPU_OP_VRSUM;
     const int splat = op == SPU_OP_VSPLAT;      /* no source: rB is the value */
     if (n) {
         if (ra % wb || (!splat && (rb % wb || m->vstride_1 % wb)) || (!reduce && m->vstride_d % wb) ||
-            (binary && (rc % wb || m->vstride_2 % wb)))
+            (binary && (rc % wb || s2 % wb)))
             return SPU_TRAP_MISALIGNED;
     }
     int32_t rmax = -128;
@@ -607,7 +622,7 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
     for (uint32_t i = 0; i < n; i++) {
         const uint64_t pd = (uint64_t)ra + (uint64_t)i * m->vstride_d;
         const uint64_t p1 = (uint64_t)rb + (uint64_t)i * m->vstride_1;
-        const uint64_t p2 = (uint64_t)rc + (uint64_t)i * m->vstride_2;
+        const uint64_t p2 = (uint64_t)rc + (uint64_t)i * s2;
         /* the unit checks each word as it issues it; the words before have
          * taken effect (a reduction writes only at its end) */
         if ((!splat && !vword_ok(m, p1)) || (binary && !vword_ok(m, p2)) ||
@@ -618,6 +633,16 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
         const int conflict = binary && bank_of(m, p1) == bank_of(m, p2);
         cyc += 1 + conflict;
         conflicts += conflict;
+        int32_t S = 0;                  /* vdiv: bytes 0..3 of the src2 word (fewer: sign-extended) */
+        if (div) {
+            uint32_t u = 0;
+            const uint32_t nb = wb < 4 ? wb : 4;
+            for (uint32_t j = 0; j < nb; j++)
+                u |= (uint32_t)m->spad[p2 + j] << (8 * j);
+            if (nb < 4 && (u >> (8 * nb - 1)) & 1u)
+                u |= ~0u << (8 * nb);
+            S = (int32_t)u;
+        }
         for (uint32_t j = 0; j < wb; j++) {
             const int a = splat ? (int8_t)rb : (int8_t)m->spad[p1 + j];
             const int b = binary ? (int8_t)m->spad[p2 + j] : 0;
@@ -629,6 +654,7 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
             case SPU_OP_VMAX: y = (int8_t)(a > b ? a : b); break;
             case SPU_OP_VLUT: y = (int8_t)m->lut[(uint8_t)a]; break;
             case SPU_OP_VSPLAT: y = (int8_t)a; break;
+            case SPU_OP_VDIV:   y = spu_vdiv_lane(a, S, m->cfg_shift); break;
             case SPU_OP_VRMAX: if (a > rmax) rmax = a; break;
             default:          rsum += (uint32_t)a; break;   /* VRSUM, wraps */
             }
@@ -700,7 +726,7 @@ int spu_model_step(spu_model *m)
         break;
     case SPU_OP_VADD: case SPU_OP_VSUB: case SPU_OP_VMUL: case SPU_OP_VMAX:
     case SPU_OP_VRMAX: case SPU_OP_VRSUM: case SPU_OP_VLUT: case SPU_OP_VLUTLD:
-    case SPU_OP_VSPLAT: case SPU_OP_VGET:
+    case SPU_OP_VSPLAT: case SPU_OP_VGET: case SPU_OP_VDIV:
         /* as sync, and until the drain's last write has landed: it writes
          * until drain_done + 2 (its output register), the unit reads from
          * its second EXEC cycle */
@@ -772,7 +798,7 @@ int spu_model_step(spu_model *m)
     case SPU_OP_VSTRIDE: m->vstride_d = ra; m->vstride_1 = rb; m->vstride_2 = rc; break;
     case SPU_OP_VADD: case SPU_OP_VSUB: case SPU_OP_VMUL: case SPU_OP_VMAX:
     case SPU_OP_VRMAX: case SPU_OP_VRSUM: case SPU_OP_VLUT: case SPU_OP_VLUTLD:
-    case SPU_OP_VSPLAT: case SPU_OP_VGET: {
+    case SPU_OP_VSPLAT: case SPU_OP_VGET: case SPU_OP_VDIV: {
         uint64_t steps = 0;
         uint32_t val = 0;
         trap = exec_vec(m, in.opcode, ra, rb, rc, &steps, &val);

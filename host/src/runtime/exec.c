@@ -102,6 +102,8 @@ static void account(ectx *e, const spu_gemm_stats *gs, const void *C, size_t n)
     hash_words(e->st, C, n);
 }
 
+static void account_vec(ectx *e, const spu_vec_stats *vs, const int8_t *q, size_t n);
+
 /* int8 GEMM on the device + accounting: C = A x B, A [M][K], B [K][N]. */
 static int dev_gemm(ectx *e, size_t M, size_t N, size_t K, const int8_t *A, const int8_t *B, int32_t *C)
 {
@@ -353,6 +355,92 @@ static int run_conv(ectx *e, const rt_node *n, const float *x, size_t B, float *
     return rc;
 }
 
+/* Attention with the softmax on the vector unit (int8 runs on a device with
+ * the unit, the node calibrated with s_scale; docs/runtime.md "Device
+ * softmax"). Per image and head, the score GEMM Q K^T (Q, K quantized per
+ * tensor on the host, as before) writes int8 codes through the output
+ * pipeline, c = clamp(rne(acc / 2^sh)), one code = d = q_scale * k_scale /
+ * sqrt(dh) * 2^sh, sh the smallest shift with d >= s_scale (the calibrated
+ * max |score| / 127 fits); one device softmax over all B * H * T rows
+ * (firmware/vec_softmax.s, exp table of step d) gives P on the 1/128 grid;
+ * P's codes are the A operand of P V (V quantized on the host). */
+static int run_attention_vec(ectx *e, const rt_node *n, const float *x, size_t B, float *y)
+{
+    const size_t T = n->T, D = n->D, H = n->heads, dh = D / H;
+    float *qkv = malloc(B * T * 3 * D * sizeof *qkv);
+    float *o = malloc(B * T * D * sizeof *o);
+    int8_t *q = malloc(T * dh), *kt = malloc(dh * T), *v = malloc(T * dh);
+    int8_t *sc = malloc(B * H * T * T);
+    int32_t *acc = malloc(T * dh * sizeof *acc);
+    float *f = malloc(T * dh * sizeof *f);
+    int rc = SPU_ENOMEM;
+    if (!qkv || !o || !q || !kt || !v || !sc || !acc || !f)
+        goto out;
+    if ((rc = gemm_w(e, &n->g[0], n->in_scale, x, B * T, qkv, 0)))
+        goto out;
+    const double unit = (double)n->q_scale * (double)n->k_scale / sqrt((double)dh);
+    unsigned sh = 0;
+    while (sh < 31 && ldexp(unit, (int)sh) < (double)n->s_scale)
+        sh++;
+    const spu_gemm_epilogue epi_s = { RT_DT_INT8, 0, 0, sh, 0, NULL };
+    const spu_gemm_epilogue epi_o = { RT_DT_INT32, 0, 0, 0, 0, NULL };
+    spu_gemm_stats gs;
+    /* the scores of every image and head, as int8 codes */
+    for (size_t b = 0; b < B; b++)
+        for (size_t h = 0; h < H; h++) {
+            const float *r = qkv + b * T * 3 * D;
+            for (size_t t = 0; t < T; t++)                              /* host: split_heads */
+                for (size_t j = 0; j < dh; j++)
+                    f[t * dh + j] = r[t * 3 * D + h * dh + j];
+            spu_op_quantize(f, q, T * dh, n->q_scale);                  /* host: quantize */
+            for (size_t t = 0; t < T; t++)
+                for (size_t j = 0; j < dh; j++)
+                    f[j * T + t] = r[t * 3 * D + D + h * dh + j];
+            spu_op_quantize(f, kt, dh * T, n->k_scale);
+            int8_t *sr = sc + (b * H + h) * T * T;
+            if ((rc = spu_gemm_epi(e->dev, RT_DT_INT8, &epi_s, (uint32_t)T, (uint32_t)T, (uint32_t)dh, q, kt, sr,
+                                   NULL, &gs)))
+                goto out;
+            account(e, &gs, NULL, 0);
+            account_vec(e, &(spu_vec_stats){ 0 }, sr, T * T);
+        }
+    /* softmax of all B * H * T rows on the vector unit, in place */
+    uint8_t lut[256];
+    spu_vec_exp_lut(ldexp(unit, (int)sh), lut);
+    spu_vec_stats vs = { 0 };
+    if ((rc = spu_vec_softmax_rows(e->dev, sc, B * H * T, T, lut, sc, &vs)))
+        goto out;
+    account_vec(e, &vs, sc, B * H * T * T);
+    /* P V: P's codes (1/128) from the device, V quantized on the host */
+    for (size_t b = 0; b < B; b++)
+        for (size_t h = 0; h < H; h++) {
+            const float *r = qkv + b * T * 3 * D;
+            for (size_t t = 0; t < T; t++)                              /* host: split_heads */
+                for (size_t j = 0; j < dh; j++)
+                    f[t * dh + j] = r[t * 3 * D + 2 * D + h * dh + j];
+            spu_op_quantize(f, v, T * dh, n->v_scale);                  /* host: quantize */
+            if ((rc = spu_gemm_epi(e->dev, RT_DT_INT8, &epi_o, (uint32_t)T, (uint32_t)dh, (uint32_t)T,
+                                   sc + (b * H + h) * T * T, v, acc, NULL, &gs)))
+                goto out;
+            account(e, &gs, acc, T * dh);
+            const float s = n->v_scale / 128.0f;                        /* host: requant */
+            for (size_t t = 0; t < T; t++)
+                for (size_t j = 0; j < dh; j++)
+                    o[(b * T + t) * D + h * dh + j] = (float)acc[t * dh + j] * s;
+        }
+    rc = gemm_w(e, &n->g[1], n->o_scale, o, B * T, y, 0);
+out:
+    free(qkv);
+    free(o);
+    free(q);
+    free(kt);
+    free(v);
+    free(sc);
+    free(acc);
+    free(f);
+    return rc;
+}
+
 static int run_attention(ectx *e, const rt_node *n, const float *x, size_t B, float *y)
 {
     const size_t T = n->T, D = n->D, H = n->heads, dh = D / H;
@@ -486,6 +574,8 @@ static int run_node(ectx *e, const rt_node *n, float *const *buf, size_t B)
     case RT_CONV2D: case RT_PATCH:
         return run_conv(e, n, x, B, y);
     case RT_ATTENTION:
+        if (e->vec && n->s_scale > 0.0f && e->info.word_bytes && n->T % e->info.word_bytes == 0)
+            return run_attention_vec(e, n, x, B, y);
         return run_attention(e, n, x, B, y);
     default:
         return SPU_EINVAL;

@@ -465,6 +465,8 @@ static int parse_node(pctx *c, rt_node *n, const cJSON *jn, int *ond, size_t *os
             (rc = get_scale(c, n, jn, "v_scale", &n->v_scale)) ||
             (rc = get_scale(c, n, jn, "p_scale", &n->p_scale)) ||
             (rc = get_scale(c, n, jn, "o_scale", &n->o_scale)) ||
+            (cJSON_GetObjectItemCaseSensitive(jn, "s_scale") &&
+             (rc = get_scale(c, n, jn, "s_scale", &n->s_scale))) ||
             (rc = load_weight(c, n, jn, "qkv_weight", 2, qw, &w)) ||
             (rc = load_weight(c, n, jn, "qkv_bias", 1, qb, &b)) ||
             (rc = load_weight(c, n, jn, "proj_weight", 2, pw, &w2)) ||
@@ -606,6 +608,9 @@ static int build_host_list_vec(spu_net *net)
         for (; *steps; steps++) {
             if (n->q_pre && !strcmp(*steps, "quantize"))
                 continue;   /* the relu before it delivers the codes */
+            if (n->kind == RT_ATTENTION && n->s_scale > 0.0f && !strcmp(*steps, "softmax"))
+                continue;   /* the device softmax (exec.c; a device whose word does not divide T
+                               runs it on the host and names it: rt_attn_host_softmax) */
             int w = sprintf(p, "%s:%s", n->name, *steps);
             net->host_list_vec[net->nhost_vec++] = p;
             p += w + 1;

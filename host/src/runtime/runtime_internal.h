@@ -63,6 +63,8 @@ typedef struct rt_node {
     size_t C, H, W, OH, OW, T, D;
     float  eps;
     float  in_scale, q_scale, k_scale, v_scale, p_scale, o_scale;
+    float  s_scale;         /* attention: calibrated max |score| / 127 (optional, 0: none);
+                               with it an int8 run on a vector device runs softmax there */
     /* weights */
     rt_gemm_w g[2];         /* dense/conv/patch: g[0]; attention: qkv g[0], proj g[1] */
     float *gamma, *beta;    /* layernorm */

@@ -91,6 +91,12 @@ module spu_decoder #(
             OP_VGET:   begin mask = OPMASK_VGET;    known = (VECTOR != 0); end
             default:   known = 1'b0;
         endcase
+        // vdiv after the case: with VECTOR = 0 a constant-false if, the
+        // case above unchanged (the boards do not grow)
+        if (VECTOR != 0 && op == OP_VDIV) begin
+            mask  = OPMASK_VDIV;
+            known = 1'b1;
+        end
 
         illegal_o = !known || ((body & ~mask) != 26'd0);
         fmt_o     = 1'b0;

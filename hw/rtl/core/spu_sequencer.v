@@ -222,9 +222,9 @@ module spu_sequencer #(
             // without the unit (VECTOR = 0) the decoder makes the vector
             // opcodes ILLEGAL, whose trap wins over every wait: the flags
             // stay 0 and the decode is not built (UP5K timing)
-            is_vs   <= (VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VGET);
+            is_vs   <= (VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VDIV);
             is_dw   <= (op_f == OP_HALT) || (op_f == OP_SYNC) ||
-                       ((VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VGET));   // vector: waits as sync
+                       ((VECTOR != 0) && (op_f >= OP_VADD) && (op_f <= OP_VDIV));   // vector: waits as sync
             is_zacc <= (op_f == OP_ZACC);
             is_idw  <= (op_f == OP_CFG) || (op_f == OP_STRIDE);
             is_bias <= (op_f == OP_BIAS);

@@ -82,6 +82,7 @@ module spu_vector_unit #(
     reg  [31:0]  n_q;                                   // word steps left
     reg  [PW-1:0] pd_q, p1_q, p2_q;                     // byte addresses of the next step
     reg  [31:0]  s1e_q;                                 // src1 stride (vlutld: a word)
+    reg  [31:0]  s2e_q;                                 // src2 stride (vdiv: 0, one word of S)
     reg  [WA-1:0] wd_q;                                 // word written by the write stage
     reg  [DW-1:0] hold_q;                               // src1 of a same-bank step
     reg  [7:0]   rmax_q;
@@ -90,7 +91,8 @@ module spu_vector_unit #(
     reg  [7:0]   spl_q;                                 // vsplat: the byte
     reg  [OFF-1:0] lane_q;                              // vget: the lane
 
-    wire bin_i  = (op_i == OP_VADD) || (op_i == OP_VSUB) || (op_i == OP_VMUL) || (op_i == OP_VMAX);
+    wire div_i  = (op_i == OP_VDIV);
+    wire bin_i  = (op_i == OP_VADD) || (op_i == OP_VSUB) || (op_i == OP_VMUL) || (op_i == OP_VMAX) || div_i;
     wire red_i  = (op_i == OP_VRMAX) || (op_i == OP_VRSUM);
     wire ld_i   = (op_i == OP_VLUTLD);
     wire spl_i  = (op_i == OP_VSPLAT);
@@ -99,9 +101,10 @@ module spu_vector_unit #(
     wire lo_sd  = sd_q[OFF-1:0] != 0, lo_s1 = s1_q[OFF-1:0] != 0, lo_s2 = s2_q[OFF-1:0] != 0;
     assign mis_o = ld_i ? lo_a : get_i ? 1'b0
                         : (vl_q != 32'd0) && (lo_a || (!spl_i && (lo_b || lo_s1)) || (!red_i && lo_sd) ||
-                                               (bin_i && (lo_c || lo_s2)));
+                                               (bin_i && (lo_c || (lo_s2 && !div_i))));
 
-    wire binary = (opq == OP_VADD) || (opq == OP_VSUB) || (opq == OP_VMUL) || (opq == OP_VMAX);
+    wire binary = (opq == OP_VADD) || (opq == OP_VSUB) || (opq == OP_VMUL) || (opq == OP_VMAX) ||
+                  (opq == OP_VDIV);
     wire reduce = (opq == OP_VRMAX) || (opq == OP_VRSUM);
     wire lutld  = (opq == OP_VLUTLD);
     wire splat  = (opq == OP_VSPLAT);
@@ -151,6 +154,43 @@ module spu_vector_unit #(
         end
     endgenerate
 
+    // vdiv: S = bytes 0..3 of the src2 word (sign-extended when a word is
+    // narrower); per lane q = (2*|a|*2^shift + S) div (2*S), the quotient
+    // rounded half away from zero, saturated; S <= 0 gives 0. The quotient
+    // matters only up to 128 (saturation): eight restoring steps per lane
+    // plus an overflow compare, combinational (VECTOR builds only)
+    function [8:0] vdiv_q;                   // min(floor(n / d2), 256)
+        input [40:0] n;
+        input [32:0] d2;
+        reg   [48:0] r;
+        integer      i;
+        begin
+            r = {8'd0, n};
+            vdiv_q = 9'd0;
+            if (r >= ({16'd0, d2} << 8)) vdiv_q = 9'h100;
+            else
+                for (i = 7; i >= 0; i = i - 1)
+                    if (r >= ({16'd0, d2} << i)) begin
+                        r = r - ({16'd0, d2} << i);
+                        vdiv_q[i] = 1'b1;
+                    end
+        end
+    endfunction
+    wire [31:0] dv_s  = {{(32-SUMW){bv[SUMW-1]}}, bv[SUMW-1:0]};
+    wire        dv_ok = !dv_s[31] && (dv_s != 32'd0);
+    wire [DW-1:0] dq;
+    generate
+        for (g = 0; g < WORD_BYTES; g = g + 1) begin : g_div
+            wire [7:0]  a8   = av[g*8 +: 8];
+            wire [7:0]  mag  = a8[7] ? (8'd0 - a8) : a8;        // |a|, 128 as 8'h80
+            wire [40:0] num  = ({33'd0, mag} << shift_i) * 41'd2 + {9'd0, dv_s};
+            wire [8:0]  quo  = vdiv_q(num, {dv_s, 1'b0});
+            wire        big  = a8[7] ? (quo > 9'd128) : (quo > 9'd127);
+            wire [7:0]  q8   = big ? (a8[7] ? 8'h80 : 8'h7F) : (a8[7] ? (8'd0 - quo[7:0]) : quo[7:0]);
+            assign dq[g*8 +: 8] = dv_ok ? q8 : 8'h00;
+        end
+    endgenerate
+
     reg [DW-1:0] ew;                         // elementwise / lookup result
     reg [7:0]    rmax_d;
     reg [31:0]   rsum_d;
@@ -178,6 +218,7 @@ module spu_vector_unit #(
                 OP_VMAX: ew[j*8 +: 8] = (x > y) ? x : y;
                 OP_VLUT: ew[j*8 +: 8] = lut_q[{av[j*8 +: 8], 3'b000} +: 8];
                 OP_VSPLAT: ew[j*8 +: 8] = spl_q;
+                OP_VDIV: ew[j*8 +: 8] = dq[j*8 +: 8];
                 default: ;
             endcase
             if ($signed(x) > $signed(rmax_d)) rmax_d = x;
@@ -238,6 +279,7 @@ module spu_vector_unit #(
             lane_q  <= rb_i[OFF-1:0];
             p2_q    <= {2'b00, rc_i};
             s1e_q   <= ld_i ? WB32 : s1_q;
+            s2e_q   <= div_i ? 32'd0 : s2_q;
             half_q  <= 1'b0;
             first_q <= 1'b1;
             wv_q    <= 1'b0;
@@ -255,7 +297,7 @@ module spu_vector_unit #(
                 n_q     <= n_q - 32'd1;
                 pd_q    <= reduce ? pd_q : pd_q + {2'b00, sd_q};   // a reduction writes one word
                 p1_q    <= p1_q + {2'b00, s1e_q};
-                p2_q    <= p2_q + {2'b00, s2_q};
+                p2_q    <= p2_q + {2'b00, s2e_q};
                 wd_q    <= pd_q[AW-1:OFF];
                 whold_q <= conflict;
             end
