@@ -312,7 +312,8 @@ TEST_F(SimVsModel, FloatGemmShapeSweep)
     spu_info_t info;
     ASSERT_EQ(spu_info(sim, &info), 0);
     ASSERT_EQ(info.formats, (1u << SPU_DTYPE_INT8) | (1u << SPU_DTYPE_E4M3) | (1u << SPU_DTYPE_E5M2) |
-                                (1u << SPU_DTYPE_BF16));
+                                (1u << SPU_DTYPE_BF16) | (1u << SPU_DTYPE_MXFP8_E4M3) |
+                                (1u << SPU_DTYPE_MXFP8_E5M2) | (1u << SPU_DTYPE_MXINT8));
     const std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> shapes = {
         {1, 1, 1}, {8, 8, 1}, {1, 19, 33}, {23, 1, 31}, {9, 17, 32}, {16, 16, 100}, {5, 3, 700},
     };
