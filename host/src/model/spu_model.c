@@ -86,7 +86,9 @@ int spu_model_cfg_check(uint32_t formats, unsigned in_code, unsigned out_code)
     if (!in || !in->array)
         return SPU_TRAP_ILLEGAL;
     const spu_dtype_desc *out = spu_dtype_by_code(out_code);
-    if (!out)
+    /* the MX element types are inputs only (spu_decoder: out_known) */
+    if (!out || out_code == SPU_DTYPE_MXFP8_E4M3 || out_code == SPU_DTYPE_MXFP8_E5M2 ||
+        out_code == SPU_DTYPE_MXINT8)
         return SPU_TRAP_ILLEGAL;
     if (!(formats & (1u << in_code)))
         return SPU_TRAP_FORMAT;
