@@ -125,12 +125,14 @@ int spu_bench_formats(int argc, char **argv)
     }
     float *Af = malloc(sa * sizeof *Af), *Bf = malloc(sb * sizeof *Bf);
     uint8_t *A = malloc(sa * 2), *B = malloc(sb * 2);   /* codes: 1 byte, bf16 2 */
+    const size_t nblk = ((size_t)K + 31) / 32;            /* MX: E8M0 scales per row / column */
+    uint8_t *SA = malloc((size_t)M * nblk), *SB = malloc(nblk * N);
     float *C = malloc(sc * sizeof *C);
     double *R = malloc(sc * sizeof *R);
     spu_device *dev = NULL;
     cJSON *rows = cJSON_CreateArray();
     int ret = 1, rc;
-    if (!Af || !Bf || !A || !B || !C || !R || !rows) {
+    if (!Af || !Bf || !A || !B || !SA || !SB || !C || !R || !rows) {
         cli_fail("bench formats", "out of memory");
         goto out;
     }
@@ -155,7 +157,7 @@ int spu_bench_formats(int argc, char **argv)
     const int f32_out = (info.formats & ~1u) != 0;   /* f32 needs a float format */
     if (!json)
         printf("spu bench formats on %s (%ux%u array, formats 0x%x): C[%u x %u] = A[%u x %u] x B[%u x %u]\n"
-               "%-6s %-5s %12s %12s %9s %10s %10s %10s\n", device, info.rows, info.cols, info.formats,
+               "%-10s %-5s %12s %12s %9s %10s %10s %10s\n", device, info.rows, info.cols, info.formats,
                M, N, M, K, K, N, "format", "out", "max_abs_err", "rel_rms_err", "sqnr_db", "cycles",
                "model", "link_B");
     for (size_t f = 0; f < cli_gemm_ndtypes; f++) {
@@ -164,7 +166,13 @@ int spu_bench_formats(int argc, char **argv)
             continue;
         /* int8: symmetric per-tensor scale 127/4; floats: RNE, saturating */
         const double scale = F->dt == CLI_DT_INT8 ? 4.0 / 127.0 : 1.0;
-        if (F->dt == CLI_DT_BF16) {     /* bf16: uint16 codes, RNE */
+        const int mx = cli_mx_fmt(F->dt) >= 0;
+        if (mx) {                       /* MX: blocks of 32 along K, floor scales, RNE */
+            if ((rc = cli_mx_quantize_ab(F->dt, Af, Bf, M, N, K, A, SA, B, SB))) {
+                cli_fail("bench formats", "%s: quantize: %s", F->key, spu_strerror(rc));
+                goto out;
+            }
+        } else if (F->dt == CLI_DT_BF16) {     /* bf16: uint16 codes, RNE */
             for (size_t i = 0; i < sa; i++)
                 ((uint16_t *)A)[i] = (uint16_t)spu_from_f32(F->fmt, Af[i], SPU_ROUND_RNE, SPU_OVF_OVF, 0);
             for (size_t i = 0; i < sb; i++)
@@ -180,7 +188,10 @@ int spu_bench_formats(int argc, char **argv)
         spu_gemm_opts go = { strcmp(info.device, "model") != 0, 0 };
         spu_gemm_stats s;
         const int out_f32 = f32_out || F->dt != CLI_DT_INT8;
-        if (out_f32) {
+        if (mx) {
+            const spu_gemm_epilogue e = { CLI_DT_F32, 0, 0, 0, SPU_ROUND_RNE, NULL };
+            rc = spu_gemm_mx(dev, (unsigned)F->dt, &e, M, N, K, A, SA, B, SB, C, &go, &s);
+        } else if (out_f32) {
             rc = spu_gemm(dev, (unsigned)F->dt, CLI_DT_F32, M, N, K, A, B, C, &go, &s);
         } else {   /* an int8-only device: int32 out, converted here (exact below 2^24) */
             int32_t *Ci = (int32_t *)C;
@@ -214,7 +225,7 @@ int spu_bench_formats(int argc, char **argv)
         cJSON_AddNumberToObject(o, "pieces", s.pieces);
         cJSON *pr = report ? ppa_rows(report, F->key) : cJSON_CreateArray();
         if (!json) {
-            printf("%-6s %-5s %12.5g %12.5g %9.2f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n", F->key,
+            printf("%-10s %-5s %12.5g %12.5g %9.2f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n", F->key,
                    out_f32 ? "f32" : "int32", max_abs, rel, sqnr, s.cycles, s.model_cycles, s.link_bytes);
             const cJSON *r;
             cJSON_ArrayForEach(r, pr) {
@@ -253,6 +264,6 @@ out:
     cJSON_Delete(rows);
     cJSON_Delete(report);
     spu_close(dev);
-    free(Af); free(Bf); free(A); free(B); free(C); free(R);
+    free(Af); free(Bf); free(A); free(B); free(SA); free(SB); free(C); free(R);
     return ret;
 }

@@ -44,6 +44,15 @@ typedef struct cli_gemm_dtype {
 } cli_gemm_dtype;
 extern const cli_gemm_dtype cli_gemm_dtypes[];
 extern const size_t cli_gemm_ndtypes;
+/* MX dtypes (OCP MX, 32-element E8M0 blocks along K): the numerics
+ * library's spu_mx_fmt of dtype code dt, or -1 for a non-MX dtype. */
+int cli_mx_fmt(int dt);
+/* Quantize float32 A[M][K] along its rows and B[K][N] along its columns
+ * with spu_mx_quantize (floor scale rule, RNE): codes A[M][K], B[K][N],
+ * scales SA[M][ceil(K/32)], SB[ceil(K/32)][N] (spu_gemm_mx's layout).
+ * Returns 0, SPU_ENOMEM or SPU_EINVAL. */
+int cli_mx_quantize_ab(int dt, const float *Af, const float *Bf, uint32_t M, uint32_t N, uint32_t K,
+                       uint8_t *A, uint8_t *SA, uint8_t *B, uint8_t *SB);
 
 /* The random stream of the GEMM commands' --seed operands (splitmix64). */
 uint64_t cli_splitmix64(uint64_t *s);

@@ -214,8 +214,54 @@ const cli_gemm_dtype cli_gemm_dtypes[] = {
     { "e4m3", CLI_DT_E4M3, SPU_FMT_E4M3 },
     { "e5m2", CLI_DT_E5M2, SPU_FMT_E5M2 },
     { "bf16", CLI_DT_BF16, SPU_FMT_BF16 },
+    { "mxfp8_e4m3", CLI_DT_MXFP8_E4M3, SPU_FMT_E4M3 },   /* fmt: the element format */
+    { "mxfp8_e5m2", CLI_DT_MXFP8_E5M2, SPU_FMT_E5M2 },
+    { "mxint8",     CLI_DT_MXINT8,     SPU_FMT_INT8 },
 };
 const size_t cli_gemm_ndtypes = sizeof cli_gemm_dtypes / sizeof cli_gemm_dtypes[0];
+
+int cli_mx_fmt(int dt)
+{
+    return dt == CLI_DT_MXFP8_E4M3 ? SPU_MX_FP8_E4M3 : dt == CLI_DT_MXFP8_E5M2 ? SPU_MX_FP8_E5M2
+         : dt == CLI_DT_MXINT8 ? SPU_MX_INT8 : -1;
+}
+
+int cli_mx_quantize_ab(int dt, const float *Af, const float *Bf, uint32_t M, uint32_t N, uint32_t K,
+                       uint8_t *A, uint8_t *SA, uint8_t *B, uint8_t *SB)
+{
+    const int f = cli_mx_fmt(dt);
+    if (f < 0)
+        return SPU_EINVAL;
+    const size_t nb = ((size_t)K + 31) / 32;
+    int rc = spu_mx_quantize((spu_mx_fmt)f, Af, M, K, NULL, A, SA, NULL);
+    if (rc)
+        return rc;
+    /* B along K per column: quantize the transpose, then transpose back */
+    float *bt = malloc((size_t)N * K * sizeof *bt);
+    uint8_t *bc = malloc((size_t)N * K), *bs = malloc((size_t)N * nb);
+    if (!bt || !bc || !bs) {
+        free(bt);
+        free(bc);
+        free(bs);
+        return SPU_ENOMEM;
+    }
+    for (size_t k = 0; k < K; k++)
+        for (size_t j = 0; j < N; j++)
+            bt[j * K + k] = Bf[k * N + j];
+    rc = spu_mx_quantize((spu_mx_fmt)f, bt, N, K, NULL, bc, bs, NULL);
+    if (!rc) {
+        for (size_t j = 0; j < N; j++) {
+            for (size_t k = 0; k < K; k++)
+                B[k * N + j] = bc[j * K + k];
+            for (size_t g = 0; g < nb; g++)
+                SB[g * N + j] = bs[j * nb + g];
+        }
+    }
+    free(bt);
+    free(bc);
+    free(bs);
+    return rc;
+}
 
 uint64_t cli_splitmix64(uint64_t *s)
 {

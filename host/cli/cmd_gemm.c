@@ -21,10 +21,11 @@
 
 
 static const char usage[] =
-    "usage: spu gemm [--device URI] --m M --n N --k K [--dtype int8|e4m3|e5m2|bf16]\n"
+    "usage: spu gemm [--device URI] --m M --n N --k K\n"
+    "                [--dtype int8|e4m3|e5m2|bf16|mxfp8_e4m3|mxfp8_e5m2|mxint8]\n"
     "                [--out-dtype f32|bf16|f16|e4m3|e5m2|int8|int32] [--relu] [--ovf]\n"
     "                [--shift S] [--bias BIAS.npy] [--seed S | --a A.npy --b B.npy [--codes]]\n"
-    "                [--out C.npy] [--json]\n"
+    "                [--a-scales SA.npy --b-scales SB.npy] [--out C.npy] [--json]\n"
     "\n"
     "Runs C = A x B on the device (A: MxK, B: KxN, C: MxN, row-major) and exits\n"
     "0 only when C is bit-exact: int8 -> int32 against a plain C triple loop;\n"
@@ -51,6 +52,10 @@ static const char usage[] =
     "  --ovf            bf16/f16/e4m3/e5m2: overflow gives Inf (e4m3 NaN), not +-max\n"
     "  --shift S        int8 out: round(acc / 2^S) (default 0)\n"
     "  --codes          --a/--b hold raw codes (uint8 .npy; bf16 uint16) of --dtype\n"
+    "  --a-scales SA.npy  MX with --codes: uint8 E8M0 scales, M x ceil(K/32) (row\n"
+    "  --b-scales SB.npy  i's block g) and ceil(K/32) x N (column j's block g).\n"
+    "                   MX float32 inputs are quantized by spu_mx_quantize along K\n"
+    "                   (rows of A, columns of B; blocks of 32, floor scale, RNE)\n"
     "  --seed S         random operands from seed S (default 1)\n"
     "  --out FILE       write C as an int32, int8 or float32 (float outs) .npy\n"
     "  --json           one JSON object: device m n k dtype out_dtype bitexact cycles\n"
@@ -126,6 +131,73 @@ static exact_sum exact_dot_bf16(const uint16_t *a, size_t sa, const uint16_t *b,
             continue;
         }
         r.s += (i128)t * ((i128)1 << 28);
+        if (r.s >= ((i128)1 << 107) || r.s < -((i128)1 << 107))
+            ovf = 1;
+    }
+    r.nan |= ovf;
+    return r;
+}
+
+/* MX operands (docs/numerics.md "MX on the array"): per 32-element block
+ * of k, the exact sum of the element products (decoded by the library at
+ * scale 2^0: spu_mx_dequant(f, code, 127); exact in double, summed as an
+ * integer multiple of 2^-60), times 2^(sa + sb - 254), rounded to the
+ * accumulator's 2^-32 grid (nearbyint: RNE) -- here in long double when the
+ * block sum fits its 64 bits, else by integer shifts; a block term or running
+ * sum of 2^47 or more is the register's overflow (NaN); scale 0xFF: NaN. */
+static exact_sum exact_dot_mx(int mxf, const uint8_t *a, size_t sa, const uint8_t *b, size_t sb, size_t n,
+                              const uint8_t *xa, size_t sxa, const uint8_t *xb, size_t sxb)
+{
+    exact_sum r = { 0, 0, 0, 0 };
+    int ovf = 0;
+    for (size_t g = 0; g * 32 < n; g++) {
+        i128 blk = 0;
+        for (size_t k = g * 32; k < n && k < g * 32 + 32; k++) {
+            double x = spu_mx_dequant((spu_mx_fmt)mxf, a[k * sa], 127), y = spu_mx_dequant((spu_mx_fmt)mxf, b[k * sb], 127);
+            if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
+                r.nan = 1;
+                continue;
+            }
+            double p = x * y;
+            if (isinf(p)) {
+                if (p > 0) r.pinf = 1;
+                else       r.ninf = 1;
+                continue;
+            }
+            blk += (i128)ldexp(p, 60);
+        }
+        const int sA = xa[g * sxa], sB = xb[g * sxb];
+        if (sA == 0xFF || sB == 0xFF) {
+            r.nan = 1;
+            continue;
+        }
+        if (!blk)
+            continue;
+        /* the term on the 2^-32 grid: blk * 2^(sA + sB - 254 - 28) */
+        const int e = sA + sB - 254 - 28;
+        const int neg = blk < 0;
+        u128 m = neg ? (u128)0 - (u128)blk : (u128)blk, t;
+        if (e >= 0) {
+            if (e >= 79 || (m >> (79 - e))) {
+                ovf = 1;
+                continue;
+            }
+            t = m << e;
+        } else if (m >> 63) {           /* too wide for long double: integer RNE */
+            const int sh = -e;
+            t = sh > 127 ? 0 : m >> sh;
+            if (sh <= 127) {
+                const u128 rem = m - (t << sh), half = (u128)1 << (sh - 1);
+                if (rem > half || (rem == half && (t & 1))) t++;
+            }
+        } else {
+            t = (u128)nearbyintl(ldexpl((long double)(uint64_t)m, e));
+        }
+        if (t >> 79) {
+            ovf = 1;
+            continue;
+        }
+        r.s += (neg ? -(i128)t : (i128)t) * ((i128)1 << 28);
         if (r.s >= ((i128)1 << 107) || r.s < -((i128)1 << 107))
             ovf = 1;
     }
@@ -263,13 +335,14 @@ int spu_cmd_gemm(int argc, char **argv)
         { "out-dtype", required_argument, 0, 'O' }, { "codes", no_argument, 0, 'c' },
         { "relu", no_argument, 0, 'r' },         { "ovf", no_argument, 0, 'v' },
         { "shift", required_argument, 0, 'S' },  { "bias", required_argument, 0, 'b' },
+        { "a-scales", required_argument, 0, 'X' }, { "b-scales", required_argument, 0, 'Y' },
         { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 },
     };
     const char *device = cli_default_device(), *apath = NULL, *bpath = NULL, *out = NULL;
     uint64_t dims[3] = { 0, 0, 0 }, seed = 1;
     int have[3] = { 0, 0, 0 }, json = 0, c, codes = 0, out_dt = -1, have_seed = 0;
     int relu = 0, ovf = 0, have_shift = 0;
-    const char *bias_path = NULL;
+    const char *bias_path = NULL, *sapath = NULL, *sbpath = NULL;
     uint64_t shift = 0;
     const cli_gemm_dtype *dt = &cli_gemm_dtypes[0];
     optind = 1;
@@ -289,7 +362,8 @@ int spu_cmd_gemm(int argc, char **argv)
                 if (!strcmp(optarg, cli_gemm_dtypes[i].key))
                     dt = &cli_gemm_dtypes[i];
             if (!dt)
-                return cli_usage_error("gemm", "unsupported --dtype '%s' (supported: int8 e4m3 e5m2 bf16)", optarg);
+                return cli_usage_error("gemm", "unsupported --dtype '%s' (supported: int8 e4m3 e5m2 bf16 "
+                                       "mxfp8_e4m3 mxfp8_e5m2 mxint8)", optarg);
             break;
         case 'O':
             if (!strcmp(optarg, "int32")) out_dt = CLI_DT_INT32;
@@ -317,6 +391,8 @@ int spu_cmd_gemm(int argc, char **argv)
                 return cli_usage_error("gemm", "--seed needs an unsigned integer, got '%s'", optarg);
             have_seed = 1;
             break;
+        case 'X': sapath = optarg; break;
+        case 'Y': sbpath = optarg; break;
         case 'A': apath = optarg; break;
         case 'B': bpath = optarg; break;
         case 'o': out = optarg; break;
@@ -345,6 +421,12 @@ int spu_cmd_gemm(int argc, char **argv)
     const out_fmt *of = out_fmt_of((unsigned)out_dt);     /* NULL: int32 / int8 */
     if (codes && (!is_float || !apath))
         return cli_usage_error("gemm", "--codes needs a float --dtype and --a/--b");
+    const int mxf = cli_mx_fmt(dt->dt);      /* >= 0: an MX dtype */
+    if ((sapath || sbpath) && (mxf < 0 || !codes || !sapath || !sbpath))
+        return cli_usage_error("gemm", "--a-scales and --b-scales go together, with --codes and an MX --dtype");
+    if (mxf >= 0 && codes && !sapath)
+        return cli_usage_error("gemm", "--codes with an MX --dtype needs --a-scales and --b-scales "
+                               "(uint8 E8M0, M x ceil(K/32) and ceil(K/32) x N)");
     if (cli_check_output("gemm", out))
         return 1;
     if (apath && have_seed)
@@ -363,7 +445,8 @@ int spu_cmd_gemm(int argc, char **argv)
                                    GEMM_HOST_MAX / 1073741824.0);
     }
 
-    spu_tensor ta = { 0 }, tb = { 0 }, tbias = { 0 };
+    spu_tensor ta = { 0 }, tb = { 0 }, tbias = { 0 }, tsa = { 0 }, tsb = { 0 };
+    uint8_t *SA = NULL, *SB = NULL;          /* MX: E8M0 scales, M x nb and nb x N */
     double *bias = NULL;                     /* --bias values */
     uint8_t *A = NULL, *B = NULL;            /* operand codes, eb bytes each (bf16: uint16) */
     float *Af = NULL, *Bf = NULL;            /* unquantized float inputs (float dtypes) */
@@ -402,6 +485,27 @@ int spu_cmd_gemm(int argc, char **argv)
     }
     const uint32_t M = (uint32_t)dims[0], N = (uint32_t)dims[1], K = (uint32_t)dims[2];
     const size_t sa = (size_t)M * K, sb = (size_t)K * N;
+    const uint32_t nblk = (K + 31) / 32;
+    if (mxf >= 0 && codes) {
+        if (load_matrix(sapath, &tsa, "--a-scales", SPU_NPY_UINT8) ||
+            load_matrix(sbpath, &tsb, "--b-scales", SPU_NPY_UINT8))
+            goto done;
+        if (tsa.shape[0] != M || tsa.shape[1] != nblk || tsb.shape[0] != nblk || tsb.shape[1] != N) {
+            cli_fail("gemm", "MX scales: need --a-scales %ux%u and --b-scales %ux%u (blocks of 32 along K = %u), "
+                     "got %" PRIu64 "x%" PRIu64 " and %" PRIu64 "x%" PRIu64, M, nblk, nblk, N, K,
+                     tsa.shape[0], tsa.shape[1], tsb.shape[0], tsb.shape[1]);
+            goto done;
+        }
+        SA = tsa.data;
+        SB = tsb.data;
+    } else if (mxf >= 0) {
+        SA = malloc((size_t)M * nblk);
+        SB = malloc((size_t)nblk * N);
+        if (!SA || !SB) {
+            cli_fail("gemm", "out of memory");
+            goto done;
+        }
+    }
     /* --bias: N values (float32, or int32 for int8 inputs) added to the columns
      * on the device before the rounding */
     if (bias_path) {
@@ -462,7 +566,13 @@ int spu_cmd_gemm(int argc, char **argv)
                 for (size_t i = 0; i < sa; i++) Af[i] = (float)((cli_splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
                 for (size_t i = 0; i < sb; i++) Bf[i] = (float)((cli_splitmix64(&st) >> 40) * 0x1p-24 * 8.0 - 4.0);
             }
-            if (bf) {       /* bf16: RNE, overflow to Inf as IEEE (the library's ovf mode) */
+            if (mxf >= 0) { /* MX: the library's quantizer along K */
+                const int qrc = cli_mx_quantize_ab(dt->dt, Af, Bf, M, N, K, A, SA, B, SB);
+                if (qrc) {
+                    cli_fail("gemm", "MX quantize: %s", spu_strerror(qrc));
+                    goto done;
+                }
+            } else if (bf) {       /* bf16: RNE, overflow to Inf as IEEE (the library's ovf mode) */
                 for (size_t i = 0; i < sa; i++) ((uint16_t *)A)[i] = (uint16_t)spu_from_f32(SPU_FMT_BF16, Af[i], SPU_ROUND_RNE, SPU_OVF_OVF, 0);
                 for (size_t i = 0; i < sb; i++) ((uint16_t *)B)[i] = (uint16_t)spu_from_f32(SPU_FMT_BF16, Bf[i], SPU_ROUND_RNE, SPU_OVF_OVF, 0);
             } else {
@@ -494,6 +604,8 @@ int spu_cmd_gemm(int argc, char **argv)
     const spu_gemm_epilogue epi = { (unsigned)out_dt, relu, ovf, (unsigned)shift, SPU_ROUND_RNE, bias };
     if (!is_float && out_dt == CLI_DT_INT32 && !relu && !bias)
         rc = spu_gemm_i8(dev, M, N, K, (const int8_t *)A, (const int8_t *)B, (int32_t *)C, &go, &s);
+    else if (mxf >= 0)
+        rc = spu_gemm_mx(dev, (unsigned)dt->dt, &epi, M, N, K, A, SA, B, SB, C, &go, &s);
     else
         rc = spu_gemm_epi(dev, (unsigned)dt->dt, &epi, M, N, K, A, B, C, &go, &s);
     const int have_simt = have_sim && rc == 0 && spu_sim_time(dev, &st1) == 0;
@@ -527,7 +639,9 @@ int spu_cmd_gemm(int argc, char **argv)
     } else {
         for (uint32_t i = 0; i < M; i++)
             for (uint32_t j = 0; j < N; j++) {
-                exact_sum x = bf ? exact_dot_bf16((const uint16_t *)A + (size_t)i * K, 1, (const uint16_t *)B + j, N, K)
+                exact_sum x = mxf >= 0 ? exact_dot_mx(mxf, A + (size_t)i * K, 1, B + j, N, K,
+                                                      SA + (size_t)i * nblk, 1, SB + j, N)
+                            : bf ? exact_dot_bf16((const uint16_t *)A + (size_t)i * K, 1, (const uint16_t *)B + j, N, K)
                                  : exact_dot(dt, A + (size_t)i * K, 1, B + j, N, K);
                 if (bias)   /* on the accumulator's grid, as the device (docs/isa.md `bias`) */
                     x.s += is_float ? (i128)(int64_t)nearbyint(ldexp(bias[j], 32)) * ((i128)1 << 28)
@@ -564,6 +678,9 @@ int spu_cmd_gemm(int argc, char **argv)
                     if (Af) {
                         x = Af[(size_t)i * K + k];
                         y = Bf[(size_t)k * N + j];
+                    } else if (mxf >= 0) {
+                        x = spu_mx_dequant((spu_mx_fmt)mxf, A[(size_t)i * K + k], SA[(size_t)i * nblk + k / 32]);
+                        y = spu_mx_dequant((spu_mx_fmt)mxf, B[(size_t)k * N + j], SB[(size_t)(k / 32) * N + j]);
                     } else if (bf) {
                         x = spu_num_to_f32(SPU_FMT_BF16, ((const uint16_t *)A)[(size_t)i * K + k]);
                         y = spu_num_to_f32(SPU_FMT_BF16, ((const uint16_t *)B)[(size_t)k * N + j]);
@@ -690,6 +807,10 @@ done:
     spu_tensor_free(&ta);
     spu_tensor_free(&tb);
     spu_tensor_free(&tbias);
+    if (SA != tsa.data) free(SA);
+    if (SB != tsb.data) free(SB);
+    spu_tensor_free(&tsa);
+    spu_tensor_free(&tsb);
     free(bias);
     return ret;
 }

@@ -211,4 +211,77 @@ inline ExactSum dot_exact_bf16(const uint16_t *a, size_t sa, const uint16_t *b, 
 }
 constexpr Target F32{8, 23, false};
 
+// MX operands (OCP MX v1.0, docs/numerics.md "MX on the array"): elements in
+// blocks of 32 along k, block g of a scaled by 2^(sa[g] - 127), of b by
+// 2^(sb[g] - 127). Per block: the exact element sum (decoded here: e4m3 /
+// e5m2 by decode(), mxint8 as code x 2^-6; products exact in double, summed
+// as integers on 2^-60), times 2^(sa + sb - 254), put on the 2^-32 grid
+// rounding to nearest even (integer arithmetic below); a block term or a
+// running sum of 2^47 or more in magnitude: NaN (the register's overflow);
+// a scale of 0xFF: NaN; element NaN / Inf products as dot_exact. Returns
+// the sum on the 2^-32 grid (round_to(..., -32, ...)).
+enum MxElem { MX_E4M3, MX_E5M2, MX_INT8 };
+inline double decode_mx(MxElem f, uint8_t c)
+{
+    if (f == MX_INT8) return std::ldexp((double)(int8_t)c, -6);
+    return decode(f == MX_E4M3 ? E4M3 : E5M2, c);
+}
+inline ExactSum dot_exact_mx(MxElem f, const uint8_t *a, size_t sa_, const uint8_t *b, size_t sb_, size_t n,
+                             const uint8_t *scale_a, size_t ssa, const uint8_t *scale_b, size_t ssb)
+{
+    __extension__ typedef unsigned __int128 u128;
+    ExactSum r;
+    const i128 lim = (i128)1 << 79;
+    for (size_t g = 0; g * 32 < n; g++) {
+        i128 blk = 0;                        // on 2^-60
+        for (size_t k = g * 32; k < n && k < g * 32 + 32; k++) {
+            const double x = decode_mx(f, a[k * sa_]), y = decode_mx(f, b[k * sb_]);
+            if (std::isnan(x) || std::isnan(y) || (std::isinf(x) && y == 0) || (std::isinf(y) && x == 0)) {
+                r.nan = true;
+                continue;
+            }
+            const double p = x * y;
+            if (std::isinf(p)) {
+                (p > 0 ? r.pinf : r.ninf) = true;
+                continue;
+            }
+            blk += (i128)std::ldexp(p, 60);
+        }
+        const unsigned xa = scale_a[g * ssa], xb = scale_b[g * ssb];
+        if (xa == 0xFF || xb == 0xFF) {
+            r.nan = true;
+            continue;
+        }
+        if (blk == 0) continue;
+        // blk * 2^-60 * 2^(xa + xb - 254) on 2^-32: blk * 2^(xa + xb - 254 - 28)
+        const int sh = (int)xa + (int)xb - 254 - 28;
+        const bool neg = blk < 0;
+        const u128 mag = neg ? (u128)(-blk) : (u128)blk;
+        int msb = 127;
+        while (!((mag >> msb) & 1)) msb--;
+        u128 t;
+        if (sh >= 0) {
+            if (msb + sh >= 79) {
+                r.nan = true;
+                continue;
+            }
+            t = mag << sh;
+        } else if (-sh > 127) {
+            t = 0;
+        } else {
+            const int n2 = -sh;
+            t = mag >> n2;
+            const u128 rem = mag - (t << n2), half = (u128)1 << (n2 - 1);
+            if (rem > half || (rem == half && (t & 1))) t++;
+        }
+        if (t >= ((u128)1 << 79)) {
+            r.nan = true;
+            continue;
+        }
+        r.s += neg ? -(i128)t : (i128)t;
+        if (r.s >= lim || r.s < -lim) r.nan = true;
+    }
+    return r;
+}
+
 }  // namespace exact_ref

@@ -209,8 +209,8 @@ template <class V> class Core : public CoreBase {
 // 1 = c8n (c8 with one drain lane: int32 elements share a word).
 inline std::unique_ptr<CoreBase> make_core(int which)
 {
-    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x1D, 1}));
-    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x1D, 1}));
+    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x39D, 1}));
+    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x39D, 1}));
     return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1, 0}));
 }
 inline std::string core_name(int which)

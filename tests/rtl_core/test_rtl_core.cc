@@ -260,9 +260,9 @@ TEST_P(RtlCore, CfgFormatsTrapAsTheModelSays)
         }
     if (g.formats == 1) {
         EXPECT_EQ(n_ok, 2);     // int8 -> int8 / int32
-        EXPECT_EQ(n_fmt, 26);   // e4m3, e5m2, bf16 x 7 outs; int8 -> f32 bf16 f16 e4m3 e5m2
+        EXPECT_EQ(n_fmt, 47);   // e4m3, e5m2, bf16, 3 MX x 7 outs; int8 -> f32 bf16 f16 e4m3 e5m2
     } else {
-        EXPECT_EQ(n_ok, 28);    // 4 ins x 7 outs
+        EXPECT_EQ(n_ok, 49);    // 7 ins (int8 e4m3 e5m2 bf16 + 3 MX) x 7 outs
         EXPECT_EQ(n_fmt, 0);
     }
 }
@@ -1666,6 +1666,144 @@ TEST_P(RtlCore, VdivMatchesReferenceAndModel)
         if (HasFatalFailure()) {
             std::fprintf(stderr, "failing program:\n");
             spu_disasm(q.data(), q.size(), stderr, 1);
+            return;
+        }
+    }
+}
+
+// MX operands (docs/numerics.md "MX on the array", docs/isa.md "mm"): an mm
+// of K element k-steps streams K + ceil(K/32) words, a scale word (A byte i:
+// row i's E8M0 scale, B byte j: column j's) after every 32 element words and
+// after the last. Random GEMMs per MX dtype in operand regimes (moderate
+// codes with usual scales; scales that push block sums below the 2^-32 grid
+// (RNE) and to the register's 2^47 (overflow); some NaN scales and element
+// specials), K not a multiple of 32, A and B in one bank and in two, out f32
+// and bf16 -- RTL vs the model bit and cycle exact, and vs
+// exact_ref::dot_exact_mx rounded straight to the out format.
+static uint8_t mx_elem(std::mt19937 &rng, unsigned in, int mode)
+{
+    if (in == SPU_DTYPE_MXINT8) return (uint8_t)rng();
+    uint8_t c = (uint8_t)rng();
+    if (mode != 3)      // no element NaN / Inf outside mode 3
+        while ((in == SPU_DTYPE_MXFP8_E4M3 && (c & 0x7F) == 0x7F) ||
+               (in == SPU_DTYPE_MXFP8_E5M2 && (c & 0x7C) == 0x7C))
+            c = (uint8_t)rng();
+    return c;
+}
+static uint8_t mx_scale(std::mt19937 &rng, int mode)
+{
+    switch (mode) {
+    case 0: return (uint8_t)(120 + rng() % 15);            // 2^-7 .. 2^7
+    case 1: return (uint8_t)(rng() % 40 + 90);             // below the grid: RNE, zeros
+    case 2: return (uint8_t)(rng() % 30 + 150);            // up to and past 2^47: overflow
+    default: return rng() % 8 == 0 ? 0xFF : (uint8_t)(rng() % 256);
+    }
+}
+
+TEST_P(RtlCore, MxGemmMatchesModelAndExactReference)
+{
+    const unsigned ins[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8};
+    const uint32_t R = g.rows, C = g.cols;
+    std::mt19937 rng(777 + GetParam());
+    int runs = 0;
+    for (unsigned in : ins) {
+        if (!(g.formats & (1u << in))) {
+            // a build without it: cfg in=<mx> traps FORMAT
+            run_prog({NOP(), CFGI(in, SPU_DTYPE_F32), HALT()});
+            expect_trap(SPU_TRAP_FORMAT, 1);
+            continue;
+        }
+        const exact_ref::MxElem ef = in == SPU_DTYPE_MXFP8_E4M3 ? exact_ref::MX_E4M3
+                                   : in == SPU_DTYPE_MXFP8_E5M2 ? exact_ref::MX_E5M2 : exact_ref::MX_INT8;
+        for (uint32_t K : {1u, 5u, 32u, 33u, 64u, 100u})
+            for (int mode = 0; mode < 4; mode++) {
+                const int split = (int)((K + mode) & 1);
+                const unsigned out = (mode + K) % 3 == 0 ? SPU_DTYPE_BF16 : SPU_DTYPE_F32;
+                const unsigned relu = out == SPU_DTYPE_BF16 ? (K & 1) : 0, ovf = out == SPU_DTYPE_BF16 ? (mode & 1) : 0;
+                SCOPED_TRACE(::testing::Message() << "in " << in << " K " << K << " mode " << mode << " split " << split
+                                                  << " out " << out);
+                const uint32_t nb = (K + 31) / 32, W = K + nb;
+                std::vector<uint8_t> a(R * K), b(C * K), sa(R * nb), sb(C * nb);   // a[k*R+i], sa[g*R+i]
+                for (auto &v : a) v = mx_elem(rng, in, mode);
+                for (auto &v : b) v = mx_elem(rng, in, mode);
+                for (auto &v : sa) v = mx_scale(rng, mode);
+                for (auto &v : sb) v = mx_scale(rng, mode);
+                const uint32_t bbase = split ? BANK : 2048;
+                std::vector<uint8_t> mem(4096 + R * C * 4, 0), hi(W * WB, 0);
+                uint8_t *bm = split ? hi.data() : &mem[2048];
+                for (uint32_t k = 0; k < K; k++) {
+                    for (uint32_t i = 0; i < R; i++) mem[(k + k / 32) * WB + i] = a[k * R + i];
+                    for (uint32_t j = 0; j < C; j++) bm[(k + k / 32) * WB + j] = b[k * C + j];
+                }
+                for (uint32_t gg = 0; gg < nb; gg++) {
+                    const uint32_t w = std::min(32 * (gg + 1), K) + gg;
+                    for (uint32_t i = 0; i < R; i++) mem[w * WB + i] = sa[gg * R + i];
+                    for (uint32_t j = 0; j < C; j++) bm[w * WB + j] = sb[gg * C + j];
+                }
+                std::vector<uint32_t> p = {CFGI(in, out, 0, 0, relu, ovf), LI(1, 0), LI(2, (int32_t)bbase),
+                                           LI(3, (int32_t)K), LI(4, 4096), MM(1, 2, 3), ST(4), HALT()};
+                differential(p, mem, {}, (uint32_t)mem.size(), 0, "mx gemm", split ? &hi : nullptr,
+                             split ? BANK : 0);
+                if (HasFatalFailure()) return;
+                // the mm costs what the int8 mm of K + ceil(K/32) steps costs
+                ASSERT_EQ(core->counter(SPU_CNT_MAC_ACTIVE), W);
+                const uint32_t ob = out == SPU_DTYPE_F32 ? 4 : 2;
+                std::vector<uint8_t> got = core->spad_read(4096, R * C * 4);
+                for (uint32_t i = 0; i < R; i++)
+                    for (uint32_t j = 0; j < C; j++) {
+                        uint32_t v = 0;
+                        std::memcpy(&v, &got[i * C * 4 + j * ob], ob);
+                        const exact_ref::ExactSum x =
+                            exact_ref::dot_exact_mx(ef, &a[i], R, &b[j], C, K, &sa[i], R, &sb[j], C);
+                        const uint32_t want = out == SPU_DTYPE_F32 ? exact_ref::round_to(exact_ref::F32, x, -32, false, true)
+                                                                   : exact_ref::round_to(exact_ref::BF16, x, -32, relu, ovf);
+                        ASSERT_EQ(v, want) << "C[" << i << "][" << j << "] relu " << relu << " ovf " << ovf;
+                    }
+                runs++;
+            }
+    }
+    if (g.formats != 1) {
+        EXPECT_GT(runs, 50);
+    }
+}
+
+// MX mm in random programs: strides, K (0..70, across block boundaries),
+// bases near the end of the scratchpad (the range trap may fall on an element
+// or a scale word), back-to-back mm with and without st, zacc, cfg changes
+// between MX dtypes -- RTL vs the model: state, trap, pc, counters, scratchpad.
+TEST_P(RtlCore, MxRandomStreamsMatchModel)
+{
+    if (!(g.formats & (1u << SPU_DTYPE_MXFP8_E4M3))) GTEST_SKIP() << "no MX in this build";
+    const unsigned ins[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8};
+    std::mt19937 rng(4711 + GetParam());
+    auto rnd = [&](uint32_t n) { return (uint32_t)(rng() % n); };
+    const uint32_t region = 4096, top = g.spad_bytes;
+    std::vector<uint8_t> tail(2048);
+    for (int iter = 0; iter < 60; iter++) {
+        std::vector<uint8_t> mem(region);
+        // moderate codes and scales, some random bytes (NaN scales, specials)
+        for (auto &v : mem) v = (uint8_t)(rng() % 3 ? 0x70 + rng() % 32 : rng());
+        for (auto &v : tail) v = (uint8_t)(rng() % 3 ? 0x70 + rng() % 32 : rng());
+        const uint32_t sa = rnd(3) * WB, sb = rnd(3) * WB;
+        const uint32_t a0 = rnd(3) == 0 ? top - (1 + rnd(40)) * WB : rnd(512 / WB) * WB;
+        const uint32_t b0 = rnd(2) ? top - 2048 + rnd(1024 / WB) * WB : rnd(512 / WB) * WB;
+        std::vector<uint32_t> p = {CFGI(ins[rnd(3)], rnd(2) ? SPU_DTYPE_F32 : SPU_DTYPE_BF16),
+                                   LI(1, (int32_t)a0), LI(2, (int32_t)b0), LI(3, (int32_t)rnd(70)),
+                                   LI(5, (int32_t)sa), LI(6, (int32_t)sb), LI(7, (int32_t)(g.cols * 4)), STRIDE(5, 6, 7),
+                                   LI(4, 2048)};
+        for (int n = 1 + (int)rnd(4); n-- > 0;) {
+            p.push_back(MM(1, 2, 3));
+            if (rnd(3) == 0) p.push_back(ZACC());
+            if (rnd(2)) p.push_back(ST(4));
+            if (rnd(4) == 0) p.push_back(CFGI(ins[rnd(3)], SPU_DTYPE_F32));
+            p.push_back(ADDI(3, 3, (int32_t)rnd(40)));
+        }
+        p.push_back(ST(4));
+        p.push_back(HALT());
+        differential(p, mem, {}, region, 0, ("mx program " + std::to_string(iter)).c_str(), &tail,
+                     top - (uint32_t)tail.size());
+        if (HasFatalFailure()) {
+            spu_disasm(p.data(), p.size(), stderr, 1);
             return;
         }
     }

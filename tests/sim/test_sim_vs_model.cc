@@ -312,7 +312,8 @@ TEST_F(SimVsModel, FloatGemmShapeSweep)
     spu_info_t info;
     ASSERT_EQ(spu_info(sim, &info), 0);
     ASSERT_EQ(info.formats, (1u << SPU_DTYPE_INT8) | (1u << SPU_DTYPE_E4M3) | (1u << SPU_DTYPE_E5M2) |
-                                (1u << SPU_DTYPE_BF16));
+                                (1u << SPU_DTYPE_BF16) | (1u << SPU_DTYPE_MXFP8_E4M3) |
+                                (1u << SPU_DTYPE_MXFP8_E5M2) | (1u << SPU_DTYPE_MXINT8));
     const std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> shapes = {
         {1, 1, 1}, {8, 8, 1}, {1, 19, 33}, {23, 1, 31}, {9, 17, 32}, {16, 16, 100}, {5, 3, 700},
     };
@@ -378,6 +379,54 @@ TEST_F(SimVsModel, Bf16GemmShapeSweep)
                 ASSERT_EQ(got, exact_ref::round_to(exact_ref::F32, x, -32, false, true))
                     << M << "x" << N << "x" << K << " at " << i << "," << j;
             }
+    }
+}
+
+// MX on the simulated board (docs/numerics.md "MX on the array"): a shape
+// sweep per MX dtype (K = 1, not a multiple of 32, one element per row or
+// column), random codes and scales (a few NaN scales), every piece replayed
+// on the model (bit-exact, equal cycles) and every element equal to the
+// independent exact reference.
+TEST_F(SimVsModel, MxGemmShapeSweep)
+{
+    const std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> shapes = {
+        {1, 1, 1}, {8, 8, 32}, {1, 19, 33}, {23, 1, 31}, {9, 17, 64}, {16, 16, 100}, {5, 3, 700},
+    };
+    for (unsigned in : {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8}) {
+        const exact_ref::MxElem ef = in == SPU_DTYPE_MXFP8_E4M3 ? exact_ref::MX_E4M3
+                                   : in == SPU_DTYPE_MXFP8_E5M2 ? exact_ref::MX_E5M2 : exact_ref::MX_INT8;
+        for (auto [M, N, K] : shapes) {
+            std::mt19937 rng(M * 31 + N * 7 + K + in);
+            const uint32_t nb = (K + 31) / 32;
+            std::vector<uint8_t> A((size_t)M * K), B((size_t)K * N), SA((size_t)M * nb), SB((size_t)nb * N);
+            auto code = [&]() -> uint8_t {
+                uint8_t c = (uint8_t)rng();
+                if (in == SPU_DTYPE_MXFP8_E4M3 && (c & 0x7F) == 0x7F) c ^= 1;      // no NaN elements
+                if (in == SPU_DTYPE_MXFP8_E5M2 && (c & 0x7C) == 0x7C) c ^= 0x40;   // no Inf / NaN
+                return c;
+            };
+            auto scale = [&]() -> uint8_t { return rng() % 64 == 0 ? 0xFF : (uint8_t)(100 + rng() % 40); };
+            for (auto &v : A) v = code();
+            for (auto &v : B) v = code();
+            for (auto &v : SA) v = scale();
+            for (auto &v : SB) v = scale();
+            std::vector<float> C((size_t)M * N);
+            spu_gemm_opts o = {1, 0};
+            spu_gemm_stats s;
+            const spu_gemm_epilogue e = {SPU_DTYPE_F32, 0, 0, 0, SPU_ROUND_RNE, nullptr};
+            ASSERT_EQ(spu_gemm_mx(sim, in, &e, M, N, K, A.data(), SA.data(), B.data(), SB.data(), C.data(), &o, &s), 0)
+                << in << " " << M << "x" << N << "x" << K;
+            EXPECT_EQ(s.model_cycles, s.cycles);
+            for (uint32_t i = 0; i < M; i++)
+                for (uint32_t j = 0; j < N; j++) {
+                    uint32_t got;
+                    std::memcpy(&got, &C[(size_t)i * N + j], 4);
+                    const auto x = exact_ref::dot_exact_mx(ef, &A[(size_t)i * K], 1, &B[j], N, K,
+                                                           &SA[(size_t)i * nb], 1, &SB[j], N);
+                    ASSERT_EQ(got, exact_ref::round_to(exact_ref::F32, x, -32, false, true))
+                        << in << " " << M << "x" << N << "x" << K << " at " << i << "," << j;
+                }
+        }
     }
 }
 

@@ -94,6 +94,17 @@ int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *ep
                  uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
                  const spu_gemm_opts *opts, spu_gemm_stats *stats);
 
+/* MX GEMM (in_dtype SPU_DTYPE_MXFP8_E4M3 | MXFP8_E5M2 | MXINT8; OCP MX v1.0
+ * with 32-element blocks along K, docs/numerics.md "MX on the array"):
+ * A[M][K] and B[K][N] element codes (one per byte, row-major, as
+ * spu_mx_quantize writes them), SA[M][ceil(K/32)] the E8M0 scale of row i's
+ * block g, SB[ceil(K/32)][N] that of column j's. epi as spu_gemm_epi (out
+ * f32 | bf16 | f16 | e4m3 | e5m2). K + ceil(K/32) words must fit one piece
+ * (SPU_ENOTSUP otherwise). Returns as spu_gemm_epi. */
+int spu_gemm_mx(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
+                uint32_t M, uint32_t N, uint32_t K, const uint8_t *A, const uint8_t *SA,
+                const uint8_t *B, const uint8_t *SB, void *C,
+                const spu_gemm_opts *opts, spu_gemm_stats *stats);
 /* Plain reference: a triple loop that shares no code with the device path. */
 void spu_gemm_i8_reference(uint32_t M, uint32_t N, uint32_t K,
                            const int8_t *A, const int8_t *B, int32_t *C);

@@ -139,7 +139,8 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
                     uint32_t eb, uint32_t M, uint32_t N, uint32_t K,
                     const uint8_t *A, const uint8_t *B, void *Cv,
                     const spu_gemm_opts *opts, spu_gemm_stats *stats, uint32_t max_kc,
-                    const int64_t *bias_fx, uint32_t bb)
+                    const int64_t *bias_fx, uint32_t bb,
+                    const uint8_t *SA, const uint8_t *SB)
 {
     uint8_t *C = Cv;
     spu_gemm_stats s;
@@ -162,12 +163,17 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
     if (rc)
         return rc;
     plan p;
-    if ((uint64_t)K * eb > UINT32_MAX || (rc = spu_gemm_plan_make(&info, M, N, K * eb, &p)))
+    /* MX (SA, SB: E8M0 scales): a scale word after every 32 element words
+     * and after the last, K + ceil(K/32) words in one piece (docs/isa.md "mm") */
+    const int mx = SA != NULL;
+    const uint64_t kwords = mx ? (uint64_t)K + (K + 31u) / 32u : (uint64_t)K * eb;
+    const uint32_t nblk = (K + 31u) / 32u;
+    if (kwords > UINT32_MAX || (rc = spu_gemm_plan_make(&info, M, N, (uint32_t)kwords, &p)))
         return rc ? rc : SPU_ENOTSUP;
     const uint32_t MB = p.MB, NB = p.NB;
-    if (max_kc && p.kc < K * eb)
+    if ((max_kc || mx) && p.kc < kwords)
         return SPU_ENOTSUP;     /* a float K that needs more than one piece */
-    const uint32_t kcs = p.kc / eb;     /* k-steps per piece (p.kc: words) */
+    const uint32_t kcs = mx ? K : p.kc / eb;     /* k-steps per piece (p.kc: words) */
     /* the bias of a piece's nb column blocks goes after its C blocks */
     const uint32_t blkb = p.R * p.C * 4, bias_blk = bias_fx ? p.C * bb : 0;
     while (bias_fx && (uint64_t)p.mb * p.nb * blkb + (uint64_t)p.nb * bias_blk > p.c_bytes) {
@@ -222,7 +228,7 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
 
     for (uint32_t k0 = 0; k0 < K; k0 += kcs) {
         const uint32_t kc = K - k0 < kcs ? K - k0 : kcs;
-        const uint32_t kw = kc * eb;                    /* words per panel */
+        const uint32_t kw = mx ? (uint32_t)kwords : kc * eb;    /* words per panel */
         for (uint32_t ib0 = 0; ib0 < MB; ib0 += p.mb) {
             const uint32_t mbi = MB - ib0 < p.mb ? MB - ib0 : p.mb;
             const size_t abytes = (size_t)mbi * kw * p.wb;
@@ -234,6 +240,15 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
                         break;
                     uint8_t *dst = apk + (size_t)b * kw * p.wb + i;
                     const uint8_t *src = A + ((size_t)row * K + k0) * eb;
+                    if (mx) {   /* element k at word k + k/32, block g's scale after it */
+                        for (uint32_t k = 0; k < kc; k++)
+                            dst[(size_t)(k + k / 32) * p.wb] = src[k];
+                        for (uint32_t g = 0; g < nblk; g++) {
+                            const uint32_t end = (g + 1) * 32 < kc ? (g + 1) * 32 : kc;
+                            dst[(size_t)(end + g) * p.wb] = SA[(size_t)row * nblk + g];
+                        }
+                        continue;
+                    }
                     /* word k*eb + h holds byte h of element k */
                     for (uint32_t k = 0; k < kw; k++)
                         dst[(size_t)k * p.wb] = src[k];
@@ -247,8 +262,16 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
                 for (uint32_t b = 0; b < nbi; b++) {
                     const uint32_t col0 = (jb0 + b) * p.C;
                     const uint32_t ncols = N - col0 < p.C ? N - col0 : p.C;
+                    for (uint32_t g = 0; mx && g < nblk; g++) {
+                        const uint32_t end = (g + 1) * 32 < kc ? (g + 1) * 32 : kc;
+                        memcpy(bpk + ((size_t)b * kw + end + g) * p.wb, SB + (size_t)g * N + col0, ncols);
+                    }
                     for (uint32_t k = 0; k < kc; k++) {
                         const uint8_t *src = B + ((size_t)(k0 + k) * N + col0) * eb;
+                        if (mx) {
+                            memcpy(bpk + ((size_t)b * kw + k + k / 32) * p.wb, src, ncols);
+                            continue;
+                        }
                         if (eb == 1) {
                             memcpy(bpk + ((size_t)b * kw + k) * p.wb, src, ncols);
                             continue;
@@ -340,7 +363,7 @@ int spu_gemm_i8(spu_device *dev, uint32_t M, uint32_t N, uint32_t K,
                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
     return gemm_run(dev, &spu_fw_gemm_int8, 1, 4, 1, M, N, K, (const uint8_t *)A, (const uint8_t *)B,
-                    C, opts, stats, 0, NULL, 0);
+                    C, opts, stats, 0, NULL, 0, NULL, NULL);
 }
 
 /* The kernel with its cfg word set to in / out (the first cfg of
@@ -372,13 +395,16 @@ static int patch_kernel(unsigned in, const spu_gemm_epilogue *e, uint32_t *words
     return SPU_EINVAL;
 }
 
-int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
-                 uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
-                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
+static int gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
+                    uint32_t M, uint32_t N, uint32_t K, const void *A, const void *SA,
+                    const void *B, const void *SB, void *C,
+                    const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
+    const int is_mx = in_dtype == SPU_DTYPE_MXFP8_E4M3 || in_dtype == SPU_DTYPE_MXFP8_E5M2 ||
+                      in_dtype == SPU_DTYPE_MXINT8;
     const int is_float = in_dtype == SPU_DTYPE_E4M3 || in_dtype == SPU_DTYPE_E5M2 ||
-                         in_dtype == SPU_DTYPE_BF16;
-    if (!dev || !epi || (in_dtype != SPU_DTYPE_INT8 && !is_float))
+                         in_dtype == SPU_DTYPE_BF16 || is_mx;
+    if (!dev || !epi || (in_dtype != SPU_DTYPE_INT8 && !is_float) || (is_mx && M && N && K && (!SA || !SB)))
         return SPU_EINVAL;
     const unsigned out = epi->out_dtype;
     const spu_dtype_desc *od = spu_dtype_by_code(out);
@@ -421,9 +447,28 @@ int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *ep
      * other output is a function of the whole sum */
     const int sum = out == SPU_DTYPE_INT32 && !epi->relu && !epi->bias;
     rc = gemm_run(dev, &prog, sum, od->bytes, in_dtype == SPU_DTYPE_BF16 ? 2 : 1, M, N, K, A, B, C,
-                  opts, stats, !sum, bfx, bb);
+                  opts, stats, !sum, bfx, bb, is_mx ? SA : NULL, is_mx ? SB : NULL);
     free(bfx);
     return rc;
+}
+
+int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
+                 uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
+                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
+{
+    if (in_dtype == SPU_DTYPE_MXFP8_E4M3 || in_dtype == SPU_DTYPE_MXFP8_E5M2 || in_dtype == SPU_DTYPE_MXINT8)
+        return SPU_EINVAL;      /* MX needs its scales: spu_gemm_mx */
+    return gemm_epi(dev, in_dtype, epi, M, N, K, A, NULL, B, NULL, C, opts, stats);
+}
+
+int spu_gemm_mx(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
+                uint32_t M, uint32_t N, uint32_t K, const uint8_t *A, const uint8_t *SA,
+                const uint8_t *B, const uint8_t *SB, void *C,
+                const spu_gemm_opts *opts, spu_gemm_stats *stats)
+{
+    if (in_dtype != SPU_DTYPE_MXFP8_E4M3 && in_dtype != SPU_DTYPE_MXFP8_E5M2 && in_dtype != SPU_DTYPE_MXINT8)
+        return SPU_EINVAL;
+    return gemm_epi(dev, in_dtype, epi, M, N, K, A, SA, B, SB, C, opts, stats);
 }
 
 int spu_gemm(spu_device *dev, unsigned in_dtype, unsigned out_dtype,

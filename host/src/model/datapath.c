@@ -205,6 +205,62 @@ void spu_dp_mac_bf16(spu_dp_acc *t, uint16_t a, uint16_t b)
     acc_add(t, neg ? -(i128)mag : (i128)mag);
 }
 
+/* MX element k-step: the element product into the block register, with
+ * the arithmetic of the element format (spu_array.v: mac on blk_q with the
+ * element format). The block register never wraps (at most 32 products
+ * below 2^64 grid units each) but is added like the accumulator anyway. */
+void spu_dp_mac_mx(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b)
+{
+    spu_dp_acc s = *t;
+    s.v = t->blk;
+    spu_dp_mac(&s, in == DP_DT_MXFP8_E4M3 ? DP_DT_E4M3 : in == DP_DT_MXFP8_E5M2 ? DP_DT_E5M2 : DP_DT_INT8,
+               a, b);
+    t->blk = s.v;
+    t->nan = s.nan;
+    t->pinf = s.pinf;
+    t->ninf = s.ninf;
+    t->ovf = s.ovf;
+}
+
+/* MX scale word (spu_array.v's mxs): the block sum B (two's complement)
+ * times 2^e, e = sa + sb - 254 (+ 20 for mxint8: its products are on 2^0,
+ * i.e. 2^-12 in element units, and the grid is 2^-32), on the grid: e >= 0
+ * shifts left (a magnitude of 2^(SPU_ACC_W-1) or more: ovf, nothing added);
+ * e < 0 shifts right by n = -e with RNE (n > SPU_ACC_W: 0). */
+void spu_dp_mx_scale(spu_dp_acc *t, unsigned in, uint8_t sa, uint8_t sb)
+{
+    const i128 blk = t->blk;
+    t->blk = 0;
+    if (sa == 0xFF || sb == 0xFF) {
+        t->nan = 1;
+        return;
+    }
+    if (!blk)
+        return;
+    const int neg = blk < 0;
+    const u128 m = neg ? (u128)0 - (u128)blk : (u128)blk;     /* < 2^SPU_ACC_W */
+    const int e = (int)sa + (int)sb - 254 + (in == DP_DT_MXINT8 ? 20 : 0);
+    u128 mag;
+    if (e >= 0) {
+        if (e > SPU_ACC_W - 2 || (m << e) >> (SPU_ACC_W - 1)) {
+            t->ovf = 1;
+            return;
+        }
+        mag = m << e;
+    } else {
+        const int n = -e;
+        if (n > SPU_ACC_W)
+            return;
+        u128 q = n >= 128 ? 0 : m >> n;
+        const u128 rem = m - (q << n), half = (u128)1 << (n - 1);
+        if (rem > half || (rem == half && (q & 1u)))
+            q++;
+        mag = q;
+    }
+    if (mag)
+        acc_add(t, neg ? -(i128)mag : (i128)mag);
+}
+
 uint32_t spu_dp_to_f32(const spu_dp_acc *t, unsigned in)
 {
     const u128 u = (u128)t->v;

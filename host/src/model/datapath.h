@@ -15,6 +15,7 @@ __extension__ typedef __int128 spu_dp_i128;
  * the flags are sticky until zacc / st / RUN. */
 typedef struct spu_dp_acc {
     spu_dp_i128 v;
+    spu_dp_i128 blk;     /* MX: the block sum of the current K block */
     uint8_t nan, pinf, ninf, ovf;
 } spu_dp_acc;
 
@@ -25,6 +26,14 @@ void spu_dp_mac(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b);
  * 2^SPU_ACC_FP_LSB grid, rounded to it (RNE) when below; a product too large
  * for the register sets the overflow flag (docs/numerics.md). */
 void spu_dp_mac_bf16(spu_dp_acc *t, uint16_t a, uint16_t b);
+/* MX (in = mxfp8_e4m3 / mxfp8_e5m2 / mxint8): an element k-step adds the
+ * exact product of the element codes into the block register (e4m3 / e5m2
+ * on the 2^SPU_ACC_FP_LSB grid, int8 at 2^0; specials to the flags). */
+void spu_dp_mac_mx(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b);
+/* MX: the block's scale word (E8M0 codes sa, sb): acc += blk x 2^(sa + sb -
+ * 254) (mxint8: x 2^-12 more), put on the 2^SPU_ACC_FP_LSB grid by the bf16
+ * rule (RNE below it; too large: ovf); 0xFF: the NaN flag. Clears blk. */
+void spu_dp_mx_scale(spu_dp_acc *t, unsigned in, uint8_t sa, uint8_t sb);
 /* st out=f32: binary32 bits of the accumulator read on the grid of `in`. */
 uint32_t spu_dp_to_f32(const spu_dp_acc *t, unsigned in);
 /* What st does with an accumulator (the cfg fields; dtype codes). */

@@ -86,7 +86,9 @@ int spu_model_cfg_check(uint32_t formats, unsigned in_code, unsigned out_code)
     if (!in || !in->array)
         return SPU_TRAP_ILLEGAL;
     const spu_dtype_desc *out = spu_dtype_by_code(out_code);
-    if (!out)
+    /* the MX element types are inputs only (spu_decoder: out_known) */
+    if (!out || out_code == SPU_DTYPE_MXFP8_E4M3 || out_code == SPU_DTYPE_MXFP8_E5M2 ||
+        out_code == SPU_DTYPE_MXINT8)
         return SPU_TRAP_ILLEGAL;
     if (!(formats & (1u << in_code)))
         return SPU_TRAP_FORMAT;
@@ -344,7 +346,11 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
      * s and word 2s + 1 its high bytes (spu_load_unit), each read and counted
      * as an int8 step; a k-step whose second word traps adds nothing. */
     const int bf = m->cfg_in == SPU_DTYPE_BF16;
-    const uint64_t words = bf ? 2 * (uint64_t)k : k;
+    /* MX: k element words and, after every 32 and after the last, a scale
+     * word (A byte i: row i's E8M0 block scale, B byte j: column j's) */
+    const int mx = m->cfg_in == SPU_DTYPE_MXFP8_E4M3 || m->cfg_in == SPU_DTYPE_MXFP8_E5M2 ||
+                   m->cfg_in == SPU_DTYPE_MXINT8;
+    const uint64_t words = bf ? 2 * (uint64_t)k : mx ? (uint64_t)k + ((uint64_t)k + 31) / 32 : k;
     const uint64_t steps_a = first_bad_step(a, m->stride_a, R, m->cfg.spad_bytes);
     const uint64_t steps_b = first_bad_step(b, m->stride_b, C, m->cfg.spad_bytes);
     const uint64_t good = steps_a < steps_b ? steps_a : steps_b;
@@ -367,6 +373,17 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
             continue;
         }
         const uint8_t *va = m->spad + pa, *vb = m->spad + pb;
+        if (mx) {
+            const int scale = s % 33 == 32 || s == words - 1;
+            for (uint32_t i = 0; i < R; i++) {
+                spu_dp_acc *row = m->acc + (size_t)i * C;
+                for (uint32_t j = 0; j < C; j++) {
+                    if (scale) spu_dp_mx_scale(&row[j], m->cfg_in, va[i], vb[j]);
+                    else       spu_dp_mac_mx(&row[j], m->cfg_in, va[i], vb[j]);
+                }
+            }
+            continue;
+        }
         for (uint32_t i = 0; i < R; i++) {
             spu_dp_acc *row = m->acc + (size_t)i * C;
             for (uint32_t j = 0; j < C; j++)

@@ -40,6 +40,18 @@
 // own byte} is the bf16 operand. It adds the term then and nothing in the
 // other cycle (docs/numerics.md "Datapath numerics": the product, exact,
 // rounded to the 2^-32 grid, RNE; out of the register's range: ovf).
+//
+// MX (mxfp8 e4m3 / e5m2, mxint8; generic tiles with the wide accumulator
+// only): the element words of a 32-element K block add their exact products
+// into a per-tile block register (blk_q: e4m3 / e5m2 products on the 2^-32
+// grid as above, mxint8 the integer products); mk_i marks the cycle the
+// block's scale word enters (spu_load_unit), delayed i + j + 1 cycles like
+// bf16's, so in the cycle the scale word sits in tile (i,j) -- row i's and
+// column j's E8M0 bytes in its operand registers -- the tile adds the block
+// register times 2^(sA + sB - 254) (mxint8: times 2^(sA + sB - 254 - 12)) to
+// its accumulator, put on the 2^-32 grid by the bf16 rule (RNE below it,
+// ovf at 2^(ACC_W-1) grid units), and clears the block register (mxs below;
+// docs/numerics.md "MX on the array"). A scale byte 0xFF sets the NaN flag.
 `default_nettype none
 module spu_array #(
     parameter integer ROWS = 8,
@@ -55,14 +67,19 @@ module spu_array #(
     input  wire [3:0]             fmt_i,
     input  wire [ROWS*8-1:0]      west_i,
     input  wire [COLS*8-1:0]      north_i,
-    input  wire                   mk_i,       // bf16: a low word enters (unskewed) this cycle
+    input  wire                   mk_i,       // bf16: a low word enters (unskewed) this cycle; MX: a scale word
     output wire [ROWS*COLS*ACC_W-1:0] acc_o,
     output wire [ROWS*COLS*4-1:0] flags_o
 );
 `include "spu_isa.vh"
     localparam integer FP_LSB   = -32;   // weight 2^FP_LSB of the float accumulators' LSB
-    localparam integer HAS_E4M3 = (FORMATS[{1'b0, DT_E4M3}] != 1'b0) ? 1 : 0;
-    localparam integer HAS_E5M2 = (FORMATS[{1'b0, DT_E5M2}] != 1'b0) ? 1 : 0;
+    localparam integer HAS_MX84 = (FORMATS[{1'b0, DT_MXFP8_E4M3}] != 1'b0) ? 1 : 0;
+    localparam integer HAS_MX85 = (FORMATS[{1'b0, DT_MXFP8_E5M2}] != 1'b0) ? 1 : 0;
+    localparam integer HAS_MXI8 = (FORMATS[{1'b0, DT_MXINT8}] != 1'b0) ? 1 : 0;
+    localparam integer HAS_MX   = ((HAS_MX84 + HAS_MX85 + HAS_MXI8) != 0 && USE_ICE40_DSP == 0 && ACC_W > 32) ? 1 : 0;
+    // the e4m3 / e5m2 multipliers: the format itself or its MX element type
+    localparam integer HAS_E4M3 = (FORMATS[{1'b0, DT_E4M3}] != 1'b0 || HAS_MX84 != 0) ? 1 : 0;
+    localparam integer HAS_E5M2 = (FORMATS[{1'b0, DT_E5M2}] != 1'b0 || HAS_MX85 != 0) ? 1 : 0;
     localparam integer HAS_BF16 = (FORMATS[{1'b0, DT_BF16}] != 1'b0 && USE_ICE40_DSP == 0 && ACC_W > 32) ? 1 : 0;
     localparam [7:0]   LSB8     = FP_LSB[7:0];
     // act: some operand register may hold a nonzero byte this cycle. Tile
@@ -89,6 +106,7 @@ module spu_array #(
     // neighbour's register, or the edge input), and mk_i delayed to the tile
     wire [ROWS*COLS*8-1:0] a_u, b_u;
     wire [ROWS*COLS-1:0]   mk_t;
+    wire                   mk_any;      // a marker is on its way to some tile
     genvar gi, gj, gp, gt;
     generate
         if (BROADCAST != 0) begin : g_bus
@@ -153,7 +171,7 @@ module spu_array #(
     // mk_i delayed: mk_q[n] = mk_i n + 1 cycles ago
     localparam integer MKN = (BROADCAST != 0) ? 1 : ROWS + COLS - 1;
     generate
-        if (HAS_BF16 != 0) begin : g_mk
+        if (HAS_BF16 != 0 || HAS_MX != 0) begin : g_mk
             reg  [MKN-1:0] mk_q;
             wire [MKN:0]   mk_nx = {mk_q, mk_i};
             always @(posedge clk_i) begin
@@ -161,6 +179,7 @@ module spu_array #(
                 else       mk_q <= mk_nx[MKN-1:0];
             end
             wire unused_mk = mk_nx[MKN];
+            assign mk_any = |mk_q;
             for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_r
                 for (gj = 0; gj < COLS; gj = gj + 1) begin : g_c
                     assign mk_t[gi*COLS+gj] = mk_q[(BROADCAST != 0) ? 0 : gi + gj];
@@ -168,6 +187,7 @@ module spu_array #(
             end
         end else begin : g_nomk
             assign mk_t = {ROWS*COLS{1'b0}};
+            assign mk_any = 1'b0;
             wire unused_mk = mk_i ^ (|a_u) ^ (|b_u) ^ (|mk_t);
         end
     endgenerate
@@ -193,7 +213,7 @@ module spu_array #(
                 end
             end
             wire [3:0] unused_fmt = fmt_i;
-            wire       unused_act = act;
+            wire       unused_act = act ^ mk_any;
             assign flags_o = {NT*4{1'b0}};
             for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
                 for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
@@ -230,11 +250,20 @@ module spu_array #(
                 end
                 assign flags_o = {NT*4{1'b0}};
                 wire [3:0] unused_fmt = fmt_i;
+                wire       unused_mka = mk_any;
             end else begin : g_accw
                 reg [NT*4-1:0] flg_q;
                 // bf16: a tile on the edge reads the edge input itself, so a
                 // nonzero byte entering now matters too
-                wire mac_en = act | ((HAS_BF16 != 0) & in_nz);
+                // MX: a scale word (even an all-zero one) reaches its tiles
+                wire mac_en = act | ((HAS_BF16 != 0) & in_nz) | ((HAS_MX != 0) & mk_any);
+                wire is_mx  = (HAS_MX != 0) && ((fmt_i == DT_MXFP8_E4M3) || (fmt_i == DT_MXFP8_E5M2) ||
+                                                (fmt_i == DT_MXINT8));
+                wire is_mi8 = (fmt_i == DT_MXINT8);
+                wire unused_mx = is_mx ^ is_mi8 ^ (|efmt);
+                // the element format of an MX dtype (the mac's multiplier)
+                wire [3:0] efmt = (fmt_i == DT_MXFP8_E4M3) ? DT_E4M3
+                                : (fmt_i == DT_MXFP8_E5M2) ? DT_E5M2 : DT_INT8;
             // One multiply-accumulate step (ACC_W > 32): state {ovf, ninf, pinf, nan,
             // acc} -> the next state. The float product is spu_mul_fp's exact product
             // (value (-1)^sgn * sig * 2^ex, ex the signed exponent of sig's LSB;
@@ -349,19 +378,94 @@ module spu_array #(
                 end
             endfunction
 
+            // MX: a block's scale word. The block sum blk (two's complement, on the
+            // 2^-32 grid, or on 2^0 for mxint8 whose elements weigh 2^-6 each)
+            // times 2^(sa + sb - 254), put on the 2^-32 grid: shifted left
+            // (a magnitude of 2^(ACC_W-1) grid units or more: ovf, nothing added)
+            // or right with RNE (the bf16 rule); sa or sb = 0xFF (E8M0 NaN): the
+            // NaN flag, nothing added.
+            function [ACC_W+3:0] mxs(input [ACC_W+3:0] st, input [ACC_W-1:0] blk,
+                                     input [7:0] sa, input [7:0] sb, input i8);
+                reg [ACC_W-1:0]   acc, m, q, magw, sum;
+                reg [2*ACC_W-1:0] wide;
+                reg [9:0]         e, n;
+                reg               neg, snan, povf, rup, tneg, ovf;
+                begin
+                    acc  = st[ACC_W-1:0];
+                    neg  = blk[ACC_W-1];
+                    m    = neg ? -blk : blk;
+                    snan = (&sa) | (&sb);
+                    e    = {2'd0, sa} + {2'd0, sb} - 10'd254 + (i8 ? 10'd20 : 10'd0);
+                    n    = 10'd0 - e;
+                    povf = 1'b0;
+                    magw = {ACC_W{1'b0}};
+                    wide = {2*ACC_W{1'b0}};
+                    q    = {ACC_W{1'b0}};
+                    rup  = 1'b0;
+                    if (snan || m == {ACC_W{1'b0}}) begin
+                        magw = {ACC_W{1'b0}};
+                    end else if (!e[9]) begin
+                        if ({22'd0, e} > ACC_W - 2) begin
+                            povf = 1'b1;
+                        end else begin
+                            wide = {{ACC_W{1'b0}}, m} << e;
+                            povf = |wide[2*ACC_W-1:ACC_W-1];
+                            magw = povf ? {ACC_W{1'b0}} : wide[ACC_W-1:0];
+                        end
+                    end else if ({22'd0, n} <= ACC_W) begin
+                        wide = {m, {ACC_W{1'b0}}} >> n;
+                        q    = wide[2*ACC_W-1:ACC_W];
+                        rup  = wide[ACC_W-1] & ((|wide[ACC_W-2:0]) | q[0]);
+                        magw = q + {{(ACC_W-1){1'b0}}, rup};
+                    end
+                    tneg = neg & (magw != {ACC_W{1'b0}});
+                    sum  = tneg ? acc - magw : acc + magw;
+                    ovf  = povf | ((acc[ACC_W-1] == tneg) && (sum[ACC_W-1] != acc[ACC_W-1]));
+                    mxs  = {st[ACC_W+3] | ovf, st[ACC_W+2], st[ACC_W+1], st[ACC_W] | snan, sum};
+                end
+            endfunction
+
                 // one clocked block per tile, constant part-selects: a tile's
                 // write is a fixed-position update, not a variable part-select
                 // insert (a Verilated model's cost; docs/sim.md "Speed")
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
-                    always @(posedge clk_i) begin
-                        if (rst_i || clr_i[gt]) begin
-                            acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
-                            flg_q[gt*4 +: 4]         <= 4'd0;
-                        end else if (mac_en) begin
-                            {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
-                                    a_t[gt*8 +: 8], b_t[gt*8 +: 8],
-                                    a_u[gt*8 +: 8], b_u[gt*8 +: 8], mk_t[gt]);
+                    if (HAS_MX != 0) begin : g_mx
+                        reg [ACC_W-1:0] blk_q;       // the MX block sum
+                        always @(posedge clk_i) begin
+                            if (rst_i || clr_i[gt]) begin
+                                acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                flg_q[gt*4 +: 4]         <= 4'd0;
+                                blk_q                    <= {ACC_W{1'b0}};
+                            end else if (mac_en) begin
+                                if (is_mx && mk_t[gt]) begin
+                                    {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
+                                        mxs({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, blk_q,
+                                            a_t[gt*8 +: 8], b_t[gt*8 +: 8], is_mi8);
+                                    blk_q <= {ACC_W{1'b0}};
+                                end else if (is_mx) begin
+                                    {flg_q[gt*4 +: 4], blk_q} <=
+                                        mac({flg_q[gt*4 +: 4], blk_q}, efmt,
+                                            a_t[gt*8 +: 8], b_t[gt*8 +: 8],
+                                            a_u[gt*8 +: 8], b_u[gt*8 +: 8], 1'b0);
+                                end else begin
+                                    {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
+                                        mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
+                                            a_t[gt*8 +: 8], b_t[gt*8 +: 8],
+                                            a_u[gt*8 +: 8], b_u[gt*8 +: 8], mk_t[gt]);
+                                end
+                            end
+                        end
+                    end else begin : g_nomx
+                        always @(posedge clk_i) begin
+                            if (rst_i || clr_i[gt]) begin
+                                acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                flg_q[gt*4 +: 4]         <= 4'd0;
+                            end else if (mac_en) begin
+                                {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
+                                    mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
+                                        a_t[gt*8 +: 8], b_t[gt*8 +: 8],
+                                        a_u[gt*8 +: 8], b_u[gt*8 +: 8], mk_t[gt]);
+                            end
                         end
                     end
                 end

@@ -42,6 +42,11 @@
 // second word issues, with mk_o high, and the second word in the next cycle,
 // as usual. So the two words of a k-step always enter the skew in adjacent
 // cycles, low word first, and the array pairs them (spu_array).
+// MX (MX = 1 and fmt_i an MX dtype; docs/isa.md "mm"): an mm of K element
+// k-steps streams K + ceil(K/32) word steps exactly as an int8 mm of that
+// many steps would: after every 32 element words, and after the last one, a
+// scale word (A byte i: the E8M0 scale of row i's block, B byte j: column
+// j's). mk_o is high in the cycle a scale word enters the skew.
 `default_nettype none
 module spu_load_unit #(
     parameter integer ROWS       = 8,
@@ -52,7 +57,8 @@ module spu_load_unit #(
     parameter integer AW         = $clog2(SPAD_BYTES),
     parameter integer PCW        = 10,
     parameter integer BROADCAST  = 0,
-    parameter integer BF16       = 0     // the array carries bf16 (FORMATS)
+    parameter integer BF16       = 0,    // the array carries bf16 (FORMATS)
+    parameter integer MX         = 0     // the array carries an MX dtype (FORMATS)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -93,7 +99,7 @@ module spu_load_unit #(
     // skewed array edges
     output wire [ROWS*8-1:0]       west_o,
     output wire [COLS*8-1:0]       north_o,
-    output wire                    mk_o         // bf16: a k-step's low word enters the skew
+    output wire                    mk_o         // bf16: a k-step's low word enters the skew; MX: a scale word
 );
 `include "spu_isa.vh"
     localparam integer BKW  = $clog2(SPAD_BANKS);
@@ -113,7 +119,7 @@ module spu_load_unit #(
     reg [PCW-1:0] ppc_q;
 
     reg          stream_q, ph1_q;
-    localparam integer KW = (BF16 != 0) ? 33 : 32;
+    localparam integer KW = (BF16 != 0 || MX != 0) ? 33 : 32;
     reg [KW-1:0] k_q;                    // word steps left (bf16: 2 per k-step)
     wire         sub;                    // bf16: the next issue is a pair's second word
     wire         inj_first;              // bf16: the word arriving now is a pair's first
@@ -131,11 +137,16 @@ module spu_load_unit #(
     wire issue    = stream_q && (!conflict || ph1_q) && !bad;
     wire last_k   = (k_q == {{(KW-1){1'b0}}, 1'b1});
     wire bf       = (BF16 != 0) && (fmt_i == DT_BF16);
-    // word steps of the queued mm: K, or 2K for bf16
+    wire mx       = (MX != 0) && ((fmt_i == DT_MXFP8_E4M3) || (fmt_i == DT_MXFP8_E5M2) ||
+                                  (fmt_i == DT_MXINT8));
+    // word steps of the queued mm: K, 2K for bf16, K + ceil(K/32) for MX
     wire [KW-1:0] k_init;
     generate
         if (KW > 32) begin : g_k33
-            assign k_init = bf ? {pkk_q, 1'b0} : {1'b0, pkk_q};
+            wire [32:0] kp31 = {1'b0, pkk_q} + 33'd31;
+            wire [32:0] kmx  = {1'b0, pkk_q} + {5'd0, kp31[32:5]};
+            wire [4:0]  unused_kp = kp31[4:0];
+            assign k_init = bf ? {pkk_q, 1'b0} : mx ? kmx : {1'b0, pkk_q};
         end else begin : g_k32
             assign k_init = pkk_q;
         end
@@ -241,6 +252,33 @@ module spu_load_unit #(
     // the words read by the step issued last cycle (zeros when none)
     wire [DW-1:0] a_raw = !inj_q ? {DW{1'b0}} : (inj_hold_q ? hold_q : a_rdata_i);
     wire [DW-1:0] b_raw = !inj_q ? {DW{1'b0}} : b_rdata_i;
+    // MX: the word issued now is a block's scale word (after 32 element
+    // words, or the mm's last word); it enters the skew next cycle
+    wire mk_mx;
+    generate
+        if (MX != 0) begin : g_mx
+            reg [5:0] mxc_q;                 // element words issued in this block
+            reg       mxs_q;                 // the word arriving now is a scale word
+            wire      scale_w = (mxc_q == 6'd32) || last_k;
+            always @(posedge clk_i) begin
+                if (rst_i || abort_i || bad) begin
+                    mxc_q <= 6'd0;
+                    mxs_q <= 1'b0;
+                end else begin
+                    mxs_q <= issue && mx && scale_w;
+                    if (launch && pk_q == K_MM)
+                        mxc_q <= 6'd0;
+                    else if (issue)
+                        mxc_q <= scale_w ? 6'd0 : mxc_q + 6'd1;
+                end
+            end
+            assign mk_mx = mxs_q;
+        end else begin : g_nomx
+            assign mk_mx = 1'b0;
+            wire unused_mx = mx;
+        end
+    endgenerate
+
     // word entering the skew this cycle (zeros when none)
     wire [DW-1:0] a_word, b_word;
     generate
@@ -273,14 +311,14 @@ module spu_load_unit #(
                           : (inj_first ? {DW{1'b0}} : a_raw);
             assign b_word = second ? (inj_first ? b_raw : fb_q)
                           : (inj_first ? {DW{1'b0}} : b_raw);
-            assign mk_o   = second;
+            assign mk_o   = second | mk_mx;
         end else begin : g_int
             assign sub       = 1'b0;
             assign inj_first = 1'b0;
             wire unused_bf = bf ^ sub ^ inj_first ^ (|fmt_i);
             assign a_word = a_raw;
             assign b_word = b_raw;
-            assign mk_o   = 1'b0;
+            assign mk_o   = mk_mx;
         end
     endgenerate
 
