@@ -32,7 +32,8 @@ module spu_board_hx8k #(
     spu_board_spu #(
         .ROWS(ROWS), .COLS(COLS), .FORMATS(FORMATS), .CLK_MHZ(CLK_MHZ), .BAUD(BAUD),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .UCODE_WORDS(UCODE_WORDS),
-        .USE_ICE40_DSP(0), .PLL_USE_PAD(0)
+        .USE_ICE40_DSP(0), .PLL_USE_PAD(0),
+        .LOOP_DEPTH(3)   // area: one loop-stack entry (50 flip-flops and their selects) fewer (docs/fpga.md)
     ) u_board (
         .clk12_i(clk12_i), .btn_n_i(1'b1), .uart_rx_i(uart_rx_i), .uart_tx_o(uart_tx_o),
         .rst_o(rst), .busy_o(busy), .heartbeat_o(beat), .rx_act_o(rx_act), .tx_act_o(tx_act)

@@ -25,7 +25,8 @@ module spu_board_spu #(
     parameter integer SPAD_BANKS    = 2,
     parameter integer UCODE_WORDS   = 256,
     parameter integer USE_ICE40_DSP = 0,   // tile multipliers as SB_MAC16 pairs (UP5K)
-    parameter integer PLL_USE_PAD   = 0    // SB_PLL40_PAD (UP5K pin 35) vs SB_PLL40_CORE
+    parameter integer PLL_USE_PAD   = 0,   // SB_PLL40_PAD (UP5K pin 35) vs SB_PLL40_CORE
+    parameter integer LOOP_DEPTH    = 4    // nested hardware loops (INFO reports it; HX8K: 3)
 ) (
     input  wire clk12_i,
     input  wire btn_n_i,
@@ -64,7 +65,7 @@ module spu_board_spu #(
     wire [7:0] unused_byte_data;
     spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
-        .UCODE_WORDS(UCODE_WORDS), .LINK("uart"), .CLKS_PER_BIT(CLKS_PER_BIT),
+        .UCODE_WORDS(UCODE_WORDS), .LINK("uart"), .CLKS_PER_BIT(CLKS_PER_BIT), .LOOP_DEPTH(LOOP_DEPTH),
         .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1),
         .DRAIN_LANES(1), .VECTOR(0)   // the vector unit does not fit the UP5K (docs/fpga.md)

@@ -1,7 +1,8 @@
 // spu_loop_stack -- the hardware loop stack: DEPTH entries of (start, end,
 // remaining count). The sequencer pushes on `loop`, and on every sequential
-// step whose next pc equals top end_o it either decrements (dec_i, jump to
-// start_o) or pops (pop_i, fall through to end). clear_i empties it (RUN).
+// step at the top loop's end it either decrements (dec_i, jump to start_o) or
+// pops (pop_i, fall through to end). The stack stores the values as given:
+// the sequencer gives as `end` the loop's last body pc (end - 1, timing). clear_i empties it (RUN).
 // One operation per cycle; full_o means a push would overflow (LOOP_STACK).
 `default_nettype none
 module spu_loop_stack #(

@@ -312,11 +312,20 @@ module spu_sequencer #(
     reg           at_end_q, again_q;      // pc + 1 ends the top loop; it runs again
     wire          at_end_f, again_f;
     wire        imm_hi   = (imm18u[17:PW] != {(18-PW){1'b0}});
-    wire [PW-1:0] push_end = imm_hi ? {PW{1'b1}} : imm18u[PW-1:0];
-    // a loop's empty body (end <= pc + 1), from the instruction FETCH already
-    // has, registered (timing: no compare between the microcode RAM and EXEC's
-    // trap decision)
-    wire        loop_empty_f = !imm_hi && (imm18u[PW-1:0] <= seq_pc_f);
+    // The stack keeps a loop's last body pc (end - 1), not its end: the
+    // loop-end test in FETCH is then pc == last, a compare of two registers
+    // with no pc + 1 carry chain in front of it (timing: the UP5K's critical
+    // path at a5567d9 ran pc -> pc + 1 -> == end -> fall_q). pc + 1 == end
+    // and pc == end - 1 are the same test: pc + 1 <= UCODE_WORDS < 2^PW and
+    // a pushed end is > pc + 1 >= 1, so neither side wraps; an end beyond
+    // PW bits is kept as all ones, which no pc (< 2^UAW) equals.
+    wire [PW-1:0] push_end = imm_hi ? {PW{1'b1}} : (imm18u[PW-1:0] - {{(PW-1){1'b0}}, 1'b1});
+    // a loop's empty body (end <= pc + 1, spelt end <= pc or end == pc + 1:
+    // the two compares side by side instead of a compare behind an adder),
+    // from the instruction FETCH already has, registered (timing: no compare
+    // between the microcode RAM and EXEC's trap decision)
+    wire        loop_empty_f = !imm_hi && ((imm18u[PW-1:0] <= {1'b0, pc_q[UAW-1:0]}) ||
+                                           (imm18u[PW-1:0] == seq_pc_f));
     reg         loop_empty_body;
     // The loop stack's dec / pop of an EXEC is applied in the next cycle
     // (timing: the branch decision no longer drives the stack's flip-flops);
@@ -336,8 +345,9 @@ module spu_sequencer #(
             ls_pop_q <= ls_pop;
         end
     end
-    assign at_end_f = ls_pop_q ? (!ls_one && (seq_pc_f == ls_end1))
-                               : (!ls_empty && (seq_pc_f == ls_end));
+    wire [PW-1:0] pc_pw = {1'b0, pc_q[UAW-1:0]};
+    assign at_end_f = ls_pop_q ? (!ls_one && (pc_pw == ls_end1))     // ls_end*: last body pc
+                               : (!ls_empty && (pc_pw == ls_end));
     assign again_f  = ls_pop_q ? (ls_count1[31:1] != 31'd0)                        // > 1
                     : ls_dec_q ? ((ls_count[31:2] != 30'd0) || (ls_count[1:0] == 2'd3))  // - 1 > 1
                                : (ls_count[31:1] != 31'd0);
