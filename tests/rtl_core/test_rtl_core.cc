@@ -46,6 +46,7 @@ class RtlCore : public ::testing::TestWithParam<int> {
         c.drain_lanes = g.drain_lanes;
         c.formats = g.formats;
         c.vector = g.vector;
+        c.spram = g.spram;
         spu_model *m = nullptr;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
         return m;
@@ -1548,7 +1549,7 @@ TEST_P(RtlCore, VsplatVgetMatchReferenceAndModel)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Geometry, RtlCore, ::testing::Values(8, 4, 1),
+INSTANTIATE_TEST_SUITE_P(Geometry, RtlCore, ::testing::Values(8, 4, 1, 5),
                          [](const ::testing::TestParamInfo<int> &i) { return core_name(i.param); });
 
 }  // namespace
@@ -1782,7 +1783,7 @@ TEST_P(RtlCnt, HostReadsWhileAndAfterRunning)
     EXPECT_EQ(core->counter(15), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Geometry, RtlCnt, ::testing::Values(8, 4, 1),
+INSTANTIATE_TEST_SUITE_P(Geometry, RtlCnt, ::testing::Values(8, 4, 1, 5),
                          [](const ::testing::TestParamInfo<int> &i) { return core_name(i.param); });
 
 }  // namespace
