@@ -99,16 +99,22 @@ sim-trace: $(SPU_SIM_TRACE)
 # board's parameters, behind the same pty harness (-DSPU_SIM_BOARD). The
 # parameters are the board tops' defaults (hw/rtl/board/spu_board_BOARD.v,
 # docs/fpga.md); the harness gets the same numbers. docs/sim.md.
-SIM_BOARDS           := icebreaker hx8k
+SIM_BOARDS           := icebreaker hx8k icebreaker-spram
 SIMB_icebreaker_DSP  := 1
 SIMB_icebreaker_PAD  := 1
 SIMB_hx8k_DSP        := 0
 SIMB_hx8k_PAD        := 0
-# scratchpad: the iCEBreaker's in its four SPRAM blocks (single-port banks)
-SIMB_icebreaker_SPAD  := 131072
-SIMB_icebreaker_SPRAM := 1
+# scratchpad: 8 KiB of EBR on both boards' defaults; icebreaker-spram is the
+# iCEBreaker with SPAD_SPRAM=1 SPAD_BYTES=131072 (its four SPRAM blocks,
+# single-port banks; docs/rtl.md "Scratchpad in SPRAM")
+SIMB_icebreaker_SPAD  := 8192
+SIMB_icebreaker_SPRAM := 0
 SIMB_hx8k_SPAD        := 8192
 SIMB_hx8k_SPRAM       := 0
+SIMB_icebreaker-spram_DSP   := 1
+SIMB_icebreaker-spram_PAD   := 1
+SIMB_icebreaker-spram_SPAD  := 131072
+SIMB_icebreaker-spram_SPRAM := 1
 SIMB_ROWS    ?= 4
 SIMB_COLS    ?= 4
 SIMB_CLK_MHZ ?= 24
