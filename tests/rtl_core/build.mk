@@ -34,8 +34,17 @@ RTLC_VLROOT  := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null || echo /u
 RTLC_VLINC   := $(RTLC_VLROOT)/include
 RTLC_CXXFLAGS := $(CXXFLAGS_COMMON) -O1 -faligned-new -Wno-unused-parameter \
                  -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=0 -DVM_TRACE_FST=0 -DVM_TRACE_VCD=0 \
-                 -I$(RTLC_VLINC) -I$(RTLC_VLINC)/vltstd $(addprefix -I$(RTLC_DIR)/,$(RTLC_CFGS))
+                 -I$(RTLC_VLINC) -I$(RTLC_VLINC)/vltstd $(addprefix -I$(RTLC_DIR)/,$(RTLC_CFGS) spad_sp)
 RTLC_LIBS    := $(foreach c,$(RTLC_CFGS),$(RTLC_DIR)/$(c)/Vspu_core_$(c)__ALL.a)
+# spu_spad alone with single-port SPRAM banks (test_spad_spram.cc): 4-byte
+# words, 128 KiB in 2 banks, as the iCEBreaker's SPAD_SPRAM build
+RTLC_SPAD_SRCS := hw/rtl/core/spu_spad.v hw/rtl/core/spu_spram.v hw/rtl/core/spu_spram_model.v hw/rtl/core/spu_ram_1r1w.v
+RTLC_LIBS    += $(RTLC_DIR)/spad_sp/Vspu_spad_sp__ALL.a
+$(RTLC_DIR)/spad_sp/Vspu_spad_sp__ALL.a: $(RTLC_SPAD_SRCS) $(RTLC_VLT) tests/rtl_core/build.mk
+	@mkdir -p $(RTLC_DIR)
+	verilator --cc --build --build-jobs 1 -Wall -O3 -CFLAGS -O1 -Mdir $(RTLC_DIR)/spad_sp --prefix Vspu_spad_sp \
+	    --top-module spu_spad -GWORD_BYTES=4 -GSPAD_BYTES=131072 -GSPAD_BANKS=2 -GSPRAM=1 \
+	    $(RTLC_VLT) $(RTLC_SPAD_SRCS) > $(RTLC_DIR)/spad_sp.log 2>&1 || { cat $(RTLC_DIR)/spad_sp.log; exit 1; }
 RTLC_VLRT    := $(RTLC_DIR)/vlrt/verilated.o $(RTLC_DIR)/vlrt/verilated_threads.o
 RTLC_SRCS    := $(wildcard tests/rtl_core/*.cc)
 RTLC_OBJS    := $(patsubst tests/rtl_core/%.cc,$(RTLC_DIR)/obj/%.o,$(RTLC_SRCS))
