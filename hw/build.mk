@@ -99,24 +99,36 @@ sim-trace: $(SPU_SIM_TRACE)
 # board's parameters, behind the same pty harness (-DSPU_SIM_BOARD). The
 # parameters are the board tops' defaults (hw/rtl/board/spu_board_BOARD.v,
 # docs/fpga.md); the harness gets the same numbers. docs/sim.md.
-SIM_BOARDS           := icebreaker hx8k
+SIM_BOARDS           := icebreaker hx8k icebreaker-spram
 SIMB_icebreaker_DSP  := 1
 SIMB_icebreaker_PAD  := 1
 SIMB_hx8k_DSP        := 0
 SIMB_hx8k_PAD        := 0
 SIMB_icebreaker_LOOPS := 4
 SIMB_hx8k_LOOPS      := 3
+# scratchpad: 8 KiB of EBR on both boards' defaults; icebreaker-spram is the
+# iCEBreaker with SPAD_SPRAM=1 SPAD_BYTES=131072 (its four SPRAM blocks,
+# single-port banks; docs/rtl.md "Scratchpad in SPRAM")
+SIMB_icebreaker_SPAD  := 8192
+SIMB_icebreaker_SPRAM := 0
+SIMB_hx8k_SPAD        := 8192
+SIMB_hx8k_SPRAM       := 0
+SIMB_icebreaker-spram_DSP   := 1
+SIMB_icebreaker-spram_PAD   := 1
+SIMB_icebreaker-spram_SPAD  := 131072
+SIMB_icebreaker-spram_SPRAM := 1
+SIMB_icebreaker-spram_LOOPS := 4
 SIMB_ROWS    ?= 4
 SIMB_COLS    ?= 4
 SIMB_CLK_MHZ ?= 24
 SIMB_BAUD    ?= 6000000
-SIMB_SPAD    ?= 8192
 SIMB_BANKS   ?= 2
 SIMB_UCODE   ?= 256
 SIMB_CPB     := $(shell echo $$(( $(SIMB_CLK_MHZ) * 1000000 / $(SIMB_BAUD) )))
 SIMB_GEOM     = -GROWS=$(SIMB_ROWS) -GCOLS=$(SIMB_COLS) -GCLK_MHZ=$(SIMB_CLK_MHZ) -GBAUD=$(SIMB_BAUD) \
-                -GSPAD_BYTES=$(SIMB_SPAD) -GSPAD_BANKS=$(SIMB_BANKS) -GUCODE_WORDS=$(SIMB_UCODE) \
-                -GUSE_ICE40_DSP=$(SIMB_$(1)_DSP) -GPLL_USE_PAD=$(SIMB_$(1)_PAD) -GLOOP_DEPTH=$(SIMB_$(1)_LOOPS)
+                -GSPAD_BYTES=$(SIMB_$(1)_SPAD) -GSPAD_BANKS=$(SIMB_BANKS) -GUCODE_WORDS=$(SIMB_UCODE) \
+                -GUSE_ICE40_DSP=$(SIMB_$(1)_DSP) -GPLL_USE_PAD=$(SIMB_$(1)_PAD) -GSPAD_SPRAM=$(SIMB_$(1)_SPRAM) \
+                -GLOOP_DEPTH=$(SIMB_$(1)_LOOPS)
 SIMB_DEFS     = -DSPU_SIM_BOARD=\"$(1)\" -DSPU_SIM_ROWS=$(SIMB_ROWS) -DSPU_SIM_COLS=$(SIMB_COLS) \
                 -DSPU_SIM_LANES=1 -DSPU_SIM_CLKS_PER_BIT=$(SIMB_CPB) -DSPU_SIM_CLOCK_HZ=$(SIMB_CLK_MHZ)000000
 

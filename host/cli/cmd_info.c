@@ -68,6 +68,7 @@ int spu_cmd_info(int argc, char **argv)
         cJSON_AddNumberToObject(o, "clock_hz", in.clock_hz);
         cJSON_AddNumberToObject(o, "link_baud", in.link_baud);
         cJSON_AddBoolToObject(o, "vector", (in.features & SPU_FEATURE_VECTOR) != 0);
+        cJSON_AddBoolToObject(o, "spad_single_port", (in.features & SPU_FEATURE_SPRAM) != 0);
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
@@ -75,7 +76,8 @@ int spu_cmd_info(int argc, char **argv)
     } else {
         printf("device       %s\n", device);
         printf("array        %u x %u tiles\n", in.rows, in.cols);
-        printf("scratchpad   %u bytes in %u banks, %u-byte words\n", in.spad_bytes, in.spad_banks, in.word_bytes);
+        printf("scratchpad   %u bytes in %u banks, %u-byte words%s\n", in.spad_bytes, in.spad_banks, in.word_bytes,
+               (in.features & SPU_FEATURE_SPRAM) ? ", single-port (SPRAM: mm waits for the drain)" : "");
         printf("microcode    %u words, %u nested loops\n", in.ucode_words, in.loop_depth);
         printf("drain        %u accumulator%s per cycle\n", in.drain_lanes, in.drain_lanes == 1 ? "" : "s");
         printf("formats      %s\n", formats);

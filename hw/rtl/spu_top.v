@@ -28,7 +28,8 @@ module spu_top #(
     parameter integer BROADCAST     = 0,              // 1: array row/column buses (spu_array; the boards)
     parameter integer CNT_WIDTH    = 64,              // counters kept in 32..64 bits (boards: 32)
     parameter integer CNT_RAM      = 0,               // 1: counters 1..8 in an EBR (boards; spu_counters)
-    parameter integer VECTOR       = 1                // 1: the vector unit (sim); the boards pass 0
+    parameter integer VECTOR       = 1,               // 1: the vector unit (sim); the boards pass 0
+    parameter integer SPAD_SPRAM   = 0                // 1: scratchpad banks in UP5K SPRAM (iCEBreaker; needs VECTOR = 0)
 ) (
     input  wire       clk_i,
     input  wire       rst_i,
@@ -108,7 +109,7 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES), .FORMATS(FORMATS),
         .RTL_VERSION(RTL_VERSION), .CLOCK_HZ(CLOCK_HZ), .CNT_WIDTH(CNT_WIDTH),
-        .LINK_BAUD(P_BAUD), .FEATURES((VECTOR != 0) ? 32'd1 : 32'd0)
+        .LINK_BAUD(P_BAUD), .FEATURES({30'd0, (SPAD_SPRAM != 0), (VECTOR != 0)})
     ) u_engine (
         .clk_i(clk_i), .rst_i(rst_i),
         .rx_valid_i(rx_valid), .rx_ready_o(rx_ready), .rx_data_i(rx_data),
@@ -131,7 +132,7 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM),
-        .FORMATS(FORMATS), .VECTOR(VECTOR)
+        .FORMATS(FORMATS), .VECTOR(VECTOR), .SPAD_SPRAM(SPAD_SPRAM)
     ) u_core (
         .clk_i(clk_i), .rst_i(rst_i),
         .spad_req_valid_i(spad_req_valid), .spad_req_ready_o(spad_req_ready),

@@ -348,6 +348,49 @@ TEST(ModelTensor, BackToBackStoresStallOnTheDrain)
     EXPECT_EQ(st.cycles, 99u);
 }
 
+// Single-port SPRAM banks (spram = 1, INFO features bit 1): an mm launches
+// only after the last st's drain writes (docs/isa.md "Tensor unit"). 4x4,
+// one drain lane (D = 16), K = 10, A in bank 0 and B in bank 1:
+//   mm@0 launches 2, streams 3..12; st@2 launches 13, G = 21, st_ready =
+//   drain_done = 36, drain_idle = 39; mm@4 taken at 13 (wait 8).
+//   spram = 0: it launches 14; st@14 launches 36 (st_ready), G = 44,
+//   drain_done = 59; halt@16 waits until 59: 60 cycles.
+//   spram = 1: it launches 39 (drain_idle); st@14 is taken at 39 (wait 24),
+//   launches 50, G = 58, drain_done = 73; halt@40 waits until 73: 74 cycles.
+TEST(ModelTensor, SpramMmWaitsForTheDrainWrites)
+{
+    for (uint32_t spram = 0; spram < 2; spram++) {
+        spu_model_config c;
+        spu_model_config_default(&c);
+        c.rows = 4; c.cols = 4; c.spad_bytes = 131072; c.spad_banks = 2; c.drain_lanes = 1;
+        c.vector = 0; c.spram = spram;
+        spu_model *m = nullptr;
+        ASSERT_EQ(spu_model_create(&m, &c), 0);
+        spu_image img{};
+        char err[2048] = "";
+        ASSERT_EQ(spu_asm("mm r1, r2, r3\nst r4\nmm r1, r2, r3\nst r4\nhalt\n", "t.s", &img, err, sizeof err), 0) << err;
+        ASSERT_EQ(spu_model_load_ucode(m, 0, img.words, img.nwords), 0);
+        spu_image_free(&img);
+        const uint32_t args[4] = {0, 65536, 10, 1024};
+        spu_model_set_args(m, args, 4);
+        spu_model_run(m, 0, 0);
+        spu_status_t st;
+        spu_model_status(m, &st);
+        EXPECT_EQ(st.state, SPU_STATE_HALTED);
+        EXPECT_EQ(st.cycles, spram ? 74u : 60u) << "spram " << spram;
+        spu_model_free(m);
+    }
+    // the vector unit reads and writes every cycle: not with single-port banks
+    spu_model_config c;
+    spu_model_config_default(&c);
+    c.spram = 1;
+    spu_model *m = nullptr;
+    EXPECT_EQ(spu_model_create(&m, &c), SPU_EINVAL);
+    c.vector = 0;
+    EXPECT_EQ(spu_model_create(&m, &c), 0);
+    spu_model_free(m);
+}
+
 TEST(ModelTensor, CntReadsCountersAtInstructionStart)
 {
     Model m;

@@ -8,6 +8,8 @@
 #        broadcast array, 32-bit counters in an EBR (CNT_RAM=1), one accumulator
 #        drained per cycle (DRAIN_LANES=1)
 #   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word)
+#   c4s: c4 with the iCEBreaker's scratchpad: 128 KiB in 2 banks of single-port
+#        SPRAM (SPAD_SPRAM=1, spu_spram_model; an mm waits for the drain)
 # c8 and c8n carry every array format (FORMATS = int8 e4m3 e5m2, as spu-sim);
 # c4 carries int8 only (the boards' FORMATS = 1). c8 and c8n carry the vector
 # unit (VECTOR=1, as spu-sim), c4 does not (the boards).
@@ -20,18 +22,29 @@ RTLC_DIR     := $(BUILD)/rtl_core
 RTLC_RTL     := $(sort $(wildcard hw/rtl/core/*.v))
 RTLC_NUM     := $(sort $(wildcard hw/rtl/numerics/*.v))   # units the float tiles instantiate (-y)
 RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
-RTLC_CFGS    := c8 c4 c8n
+RTLC_CFGS    := c8 c4 c8n c4s
 RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'h39D -GVECTOR=1
 RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
 RTLC_GEOM_c8n := $(RTLC_GEOM_c8) -GDRAIN_LANES=1
+RTLC_GEOM_c4s := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=131072 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
+                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1 -GSPAD_SPRAM=1
 RTLC_TEST    := $(BUILD)/tests/spu_rtl_core_tests
 RTLC_VLROOT  := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null || echo /usr/share/verilator)
 RTLC_VLINC   := $(RTLC_VLROOT)/include
 RTLC_CXXFLAGS := $(CXXFLAGS_COMMON) -O1 -faligned-new -Wno-unused-parameter \
                  -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=0 -DVM_TRACE_FST=0 -DVM_TRACE_VCD=0 \
-                 -I$(RTLC_VLINC) -I$(RTLC_VLINC)/vltstd $(addprefix -I$(RTLC_DIR)/,$(RTLC_CFGS))
+                 -I$(RTLC_VLINC) -I$(RTLC_VLINC)/vltstd $(addprefix -I$(RTLC_DIR)/,$(RTLC_CFGS) spad_sp)
 RTLC_LIBS    := $(foreach c,$(RTLC_CFGS),$(RTLC_DIR)/$(c)/Vspu_core_$(c)__ALL.a)
+# spu_spad alone with single-port SPRAM banks (test_spad_spram.cc): 4-byte
+# words, 128 KiB in 2 banks, as the iCEBreaker's SPAD_SPRAM build
+RTLC_SPAD_SRCS := hw/rtl/core/spu_spad.v hw/rtl/core/spu_spram.v hw/rtl/core/spu_spram_model.v hw/rtl/core/spu_ram_1r1w.v
+RTLC_LIBS    += $(RTLC_DIR)/spad_sp/Vspu_spad_sp__ALL.a
+$(RTLC_DIR)/spad_sp/Vspu_spad_sp__ALL.a: $(RTLC_SPAD_SRCS) $(RTLC_VLT) tests/rtl_core/build.mk
+	@mkdir -p $(RTLC_DIR)
+	verilator --cc --build --build-jobs 1 -Wall -O3 -CFLAGS -O1 -Mdir $(RTLC_DIR)/spad_sp --prefix Vspu_spad_sp \
+	    --top-module spu_spad -GWORD_BYTES=4 -GSPAD_BYTES=131072 -GSPAD_BANKS=2 -GSPRAM=1 \
+	    $(RTLC_VLT) $(RTLC_SPAD_SRCS) > $(RTLC_DIR)/spad_sp.log 2>&1 || { cat $(RTLC_DIR)/spad_sp.log; exit 1; }
 RTLC_VLRT    := $(RTLC_DIR)/vlrt/verilated.o $(RTLC_DIR)/vlrt/verilated_threads.o
 RTLC_SRCS    := $(wildcard tests/rtl_core/*.cc)
 RTLC_OBJS    := $(patsubst tests/rtl_core/%.cc,$(RTLC_DIR)/obj/%.o,$(RTLC_SRCS))

@@ -19,8 +19,15 @@ extern "C" {
 
 namespace {
 
-// The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md).
-const char *kBoardModel = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1";
+// The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md): the
+// iCEBreaker's scratchpad is its four SPRAM blocks (128 KiB, single-port
+// banks: docs/rtl.md "Scratchpad in SPRAM"), the HX8K's 8 KiB of EBR.
+uint32_t board_spad(const std::string &b) { return b == "icebreaker-spram" ? 131072u : 8192u; }
+std::string board_model(const std::string &b)
+{
+    return b == "icebreaker-spram" ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1"
+                                   : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1";
+}
 constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 6000000, kCpb = 4;
 
 struct Dev {
@@ -39,8 +46,9 @@ TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
     ASSERT_EQ(spu_info(s.d, &in), 0);
     EXPECT_EQ(in.rows, 4u);
     EXPECT_EQ(in.cols, 4u);
-    EXPECT_EQ(in.spad_bytes, 8192u);
+    EXPECT_EQ(in.spad_bytes, board_spad(GetParam()));
     EXPECT_EQ(in.spad_banks, 2u);
+    EXPECT_EQ((in.features & SPU_FEATURE_SPRAM) != 0, std::string(GetParam()) == "icebreaker-spram");
     EXPECT_EQ(in.ucode_words, 256u);
     EXPECT_EQ(in.drain_lanes, 1u);
     // the HX8K carries one loop-stack entry fewer (area, docs/fpga.md)
@@ -59,7 +67,7 @@ TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
 // (status, every counter, the whole scratchpad).
 TEST_P(BoardSim, GemmIsBitAndCycleExactWithTheBoardShapedModel)
 {
-    Dev s(std::string("sim?board=") + GetParam()), m(kBoardModel);
+    Dev s(std::string("sim?board=") + GetParam()), m(board_model(GetParam()));
     ASSERT_NE(s.d, nullptr);
     ASSERT_NE(m.d, nullptr);
     std::mt19937 rng(12);
@@ -84,8 +92,46 @@ TEST_P(BoardSim, GemmIsBitAndCycleExactWithTheBoardShapedModel)
         EXPECT_EQ(ss.cycles, ss.model_cycles);
         EXPECT_EQ(ss.pieces, ms.pieces);
         char what[256] = "";
-        EXPECT_EQ(spu_compare_devices(s.d, m.d, 0, 8192, what, sizeof what), 0) << what;
+        EXPECT_EQ(spu_compare_devices(s.d, m.d, 0, board_spad(GetParam()), what, sizeof what), 0) << what;
     }
+}
+
+// A GEMM whose operands (A 64x256 and B 256x64: 32 KiB) need more than
+// 8 KiB: one piece on the iCEBreaker's SPRAM scratchpad (the host's
+// plan follows INFO), several on the HX8K's 8 KiB; bit- and cycle-exact with
+// the board-shaped model either way (icebreaker-spram: the model with
+// spram=1, so the single-port rule is checked), and the same end state.
+TEST_P(BoardSim, GemmBeyond8KiBIsOnePieceOnSpramAndExact)
+{
+    const std::string b = GetParam();
+    Dev s("sim?board=" + b), m(board_model(b));
+    ASSERT_NE(s.d, nullptr);
+    ASSERT_NE(m.d, nullptr);
+    std::mt19937 rng(99);
+    const uint32_t M = 64, N = 64, K = 256;
+    std::vector<int8_t> A(M * K), B(K * N);
+    for (auto &x : A)
+        x = (int8_t)rng();
+    for (auto &x : B)
+        x = (int8_t)rng();
+    std::vector<int32_t> cs(M * N), cm(M * N), cr(M * N);
+    spu_gemm_stats ss{}, ms{};
+    spu_gemm_opts o{};
+    o.check_model = 1;
+    ASSERT_EQ(spu_gemm_i8(s.d, M, N, K, A.data(), B.data(), cs.data(), &o, &ss), 0);
+    ASSERT_EQ(spu_gemm_i8(m.d, M, N, K, A.data(), B.data(), cm.data(), nullptr, &ms), 0);
+    spu_gemm_i8_reference(M, N, K, A.data(), B.data(), cr.data());
+    EXPECT_EQ(cs, cr);
+    EXPECT_EQ(cm, cr);
+    EXPECT_EQ(ss.cycles, ms.cycles);
+    EXPECT_EQ(ss.cycles, ss.model_cycles);
+    EXPECT_EQ(ss.pieces, ms.pieces);
+    if (b == "icebreaker-spram")
+        EXPECT_EQ(ss.pieces, 1u);
+    else
+        EXPECT_GT(ss.pieces, 1u);
+    char what[256] = "";
+    EXPECT_EQ(spu_compare_devices(s.d, m.d, 0, board_spad(b), what, sizeof what), 0) << what;
 }
 
 // The simulated time of a transaction is the board's: 10 bit times of 4
@@ -154,7 +200,13 @@ TEST_P(BoardSim, LinkCyclesAreAccountedFor)
                 (unsigned long long)gs.cycles, (long long)(dc - line - gs.cycles));
 }
 
-INSTANTIATE_TEST_SUITE_P(Boards, BoardSim, ::testing::Values("icebreaker", "hx8k"));
+INSTANTIATE_TEST_SUITE_P(Boards, BoardSim, ::testing::Values("icebreaker", "hx8k", "icebreaker-spram"),
+                         [](const ::testing::TestParamInfo<const char *> &i) {
+                             std::string n = i.param;
+                             for (auto &c : n)
+                                 if (c == '-') c = '_';
+                             return n;
+                         });
 
 // The 8x8 simulator keeps its byte port and says its own numbers.
 TEST(Sim8x8, InfoAndSimTime)

@@ -31,6 +31,10 @@ typedef struct spu_model_config {
     uint32_t vector;            /* 1: the vector unit (vadd ... vlutld,
                                    docs/isa.md) is carried; 0: its
                                    opcodes trap ILLEGAL               */
+    uint32_t spram;             /* 1: single-port banks (the UP5K's
+                                   SPRAM, SPU_FEATURE_SPRAM): an mm
+                                   launches only after every write of
+                                   an earlier st; needs vector = 0    */
 } spu_model_config;
 
 /* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops, a row

@@ -33,6 +33,8 @@ typedef struct spu_perf_hw {
     char     source[256];        /* where the figures come from                           */
     /* spu geometry (INFO) */
     uint32_t rows, cols, word_bytes, spad_bytes, spad_banks, ucode_words, drain_lanes;
+    uint32_t spram;              /* 1: single-port banks (INFO features bit 1): an mm
+                                    launches after the last st's drain (docs/isa.md)      */
     double   clock_hz;           /* clock the configuration is built for: device_s        */
     double   wall_clock_hz;      /* device cycles per wall-clock second (board: clock_hz;
                                     a simulator: its simulation speed)                     */

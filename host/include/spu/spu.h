@@ -92,6 +92,8 @@ const char *spu_counter_name(int id);       /* key from spu_counters.def       *
 typedef struct spu_device spu_device;
 
 #define SPU_FEATURE_VECTOR 0x1u  /* spu_info_t.features: the vector unit (docs/isa.md) */
+#define SPU_FEATURE_SPRAM  0x2u  /* single-port scratchpad banks (UP5K SPRAM): an mm
+                                    waits for the drain's writes (docs/isa.md) */
 #define SPU_NARGS 8          /* kernel argument registers r1..r8 */
 
 typedef struct spu_info {

@@ -32,10 +32,13 @@ static int model_open(void **impl, const spu_uri *u)
         param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
         param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats) ||
-        param_u32(u, "vector", &cfg.vector))
+        param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram))
         return SPU_EINVAL;
     if (cfg.vector > 1)
         return spu_uri_fail(u, SPU_EINVAL, "model option vector=%u: 0 or 1", cfg.vector);
+    if (cfg.spram > 1 || (cfg.spram && cfg.vector))
+        return spu_uri_fail(u, SPU_EINVAL, "model option spram=%u: 0 or 1, and spram=1 needs vector=0 "
+                            "(single-port banks: docs/rtl.md \"Scratchpad in SPRAM\")", cfg.spram);
     int rc = spu_model_create((spu_model **)impl, &cfg);
     if (rc)
         return spu_uri_fail(u, rc,
@@ -62,7 +65,7 @@ static int model_info(void *impl, spu_info_t *info)
     info->isa_hash = spu_isa_hash();
     info->loop_depth = c->loop_depth;
     info->drain_lanes = c->drain_lanes ? c->drain_lanes : c->cols;
-    info->features = c->vector ? SPU_FEATURE_VECTOR : 0;
+    info->features = (c->vector ? SPU_FEATURE_VECTOR : 0) | (c->spram ? SPU_FEATURE_SPRAM : 0);
     snprintf(info->device, sizeof info->device, "model");
     return 0;
 }
@@ -173,5 +176,5 @@ const spu_backend_ops spu_backend_model = {
     .reset = model_reset,
     .ping = model_ping,
     .regs = model_regs,
-    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", NULL },
+    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", NULL },
 };

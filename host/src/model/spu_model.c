@@ -69,6 +69,7 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->drain_lanes = 0;
     cfg->formats = 0;
     cfg->vector = 1;
+    cfg->spram = 0;
 }
 
 uint32_t spu_model_all_formats(void)
@@ -112,6 +113,7 @@ void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
     cfg->drain_lanes = info->drain_lanes;
     cfg->formats = info->formats;
     cfg->vector = (info->features & SPU_FEATURE_VECTOR) ? 1 : 0;
+    cfg->spram = (info->features & SPU_FEATURE_SPRAM) ? 1 : 0;
 }
 
 static uint32_t word_bytes_of(const spu_model_config *c)
@@ -129,7 +131,8 @@ int spu_model_create(spu_model **out, const spu_model_config *cfg)
         cfg->loop_depth < 1 || cfg->loop_depth > MAX_LOOP_DEPTH ||
         (cfg->drain_lanes && cfg->cols % cfg->drain_lanes) ||
         (cfg->formats & ~spu_model_all_formats()) ||
-        (cfg->formats && !(cfg->formats & (1u << SPU_DTYPE_INT8))))
+        (cfg->formats && !(cfg->formats & (1u << SPU_DTYPE_INT8))) ||
+        cfg->spram > 1 || (cfg->spram && cfg->vector))
         return SPU_EINVAL;
     spu_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -301,12 +304,17 @@ static uint64_t tu_accept(const spu_model *m, uint64_t e0)
     return max64(e0, m->tu_launch);
 }
 
-/* Launch cycle of a command accepted in cycle e (st: also the drain unit). */
-static uint64_t tu_launch(spu_model *m, uint64_t e, int is_st)
+/* Launch cycle of a command accepted in cycle e (st: also the drain unit;
+ * mm with single-port SPRAM banks: also every write of the last st, so its
+ * stream never meets a drain write -- spu_core's mm_ok). */
+enum { TU_MM = 0, TU_ST = 1, TU_TOK = 2 };
+static uint64_t tu_launch(spu_model *m, uint64_t e, int kind)
 {
     uint64_t L = max64(e + 1, m->tu_engine);
-    if (is_st)
+    if (kind == TU_ST)
         L = max64(L, m->st_ready);
+    if (kind == TU_MM && m->cfg.spram)
+        L = max64(L, m->drain_idle);
     m->tu_launch = L;
     return L;
 }
@@ -335,7 +343,7 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
         return SPU_TRAP_MISALIGNED;
     const uint64_t e = tu_accept(m, m->now + 1);
     *extra = e - (m->now + 1);
-    const uint64_t L = tu_launch(m, e, 0);
+    const uint64_t L = tu_launch(m, e, TU_MM);
     if (L >= TU_NEVER) {                 /* behind an mm that traps: never runs */
         m->tu_engine = m->tu_idle = TU_NEVER;
         return 0;
@@ -415,7 +423,7 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
         return SPU_TRAP_SPAD_RANGE;
     const uint64_t e = tu_accept(m, m->now + 1);
     *extra = e - (m->now + 1);
-    const uint64_t L = tu_launch(m, e, 1);
+    const uint64_t L = tu_launch(m, e, TU_ST);
     uint32_t d = spu_model_drain_cycles(&m->cfg, m->cfg_out);
     m->cnt[SPU_CNT_DRAIN_BUSY] += d;
     if (L >= TU_NEVER) {
@@ -482,7 +490,7 @@ static void exec_zacc(spu_model *m, uint64_t *extra)
     const uint32_t R = m->cfg.rows, C = m->cfg.cols;
     const uint64_t e = tu_accept(m, m->now + 1);
     *extra = e - (m->now + 1);
-    const uint64_t L = tu_launch(m, e, 0);
+    const uint64_t L = tu_launch(m, e, TU_TOK);
     if (L >= TU_NEVER) {
         m->tu_engine = m->tu_idle = TU_NEVER;
         return;

@@ -140,7 +140,8 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
             const uint64_t i = kn->bias ? q : o, j = kn->bias ? o : q;
             const uint64_t cf = conflicts(hw, a_base + i * panel, b_base + j * panel, kc);
             pc.stall_bank += cf;
-            const uint64_t L = tu_issue(&u, &T, &pc.stall_drain, 0);           /* mm */
+            /* mm (single-port banks: also after the last st's drain writes) */
+            const uint64_t L = tu_issue(&u, &T, &pc.stall_drain, hw->spram ? drain_idle : 0);
             u.engine = L + 1 + kc + cf;
             u.idle = L + kc + cf + RC + 1;
             const uint64_t S = tu_issue(&u, &T, &pc.stall_drain, u.st_ready);  /* st */

@@ -78,6 +78,7 @@ void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
     hw->spad_banks = in->spad_banks;
     hw->ucode_words = in->ucode_words;
     hw->drain_lanes = in->drain_lanes ? in->drain_lanes : in->cols;
+    hw->spram = (in->features & SPU_FEATURE_SPRAM) ? 1 : 0;
     hw->clock_hz = in->clock_hz ? in->clock_hz : 12e6;
     hw->wall_clock_hz = hw->clock_hz;
     if (in->link_baud) {   /* a UART the device reports: 8N1, 10 bit times a byte */
@@ -101,6 +102,7 @@ void spu_perf_hw_to_info(const spu_perf_hw *hw, spu_info_t *in)
     in->spad_banks = hw->spad_banks;
     in->ucode_words = hw->ucode_words;
     in->drain_lanes = hw->drain_lanes;
+    in->features = hw->spram ? SPU_FEATURE_SPRAM : 0;
     in->clock_hz = (uint32_t)hw->clock_hz;
     in->formats = 1;
     set_str(in->device, sizeof in->device, hw->name);

@@ -26,7 +26,8 @@ module spu_board_spu #(
     parameter integer UCODE_WORDS   = 256,
     parameter integer USE_ICE40_DSP = 0,   // tile multipliers as SB_MAC16 pairs (UP5K)
     parameter integer PLL_USE_PAD   = 0,   // SB_PLL40_PAD (UP5K pin 35) vs SB_PLL40_CORE
-    parameter integer LOOP_DEPTH    = 4    // nested hardware loops (INFO reports it; HX8K: 3)
+    parameter integer LOOP_DEPTH    = 4,   // nested hardware loops (INFO reports it; HX8K: 3)
+    parameter integer SPAD_SPRAM    = 0    // 1: scratchpad banks in the UP5K's SPRAM (spu_spad)
 ) (
     input  wire clk12_i,
     input  wire btn_n_i,
@@ -68,7 +69,8 @@ module spu_board_spu #(
         .UCODE_WORDS(UCODE_WORDS), .LINK("uart"), .CLKS_PER_BIT(CLKS_PER_BIT), .LOOP_DEPTH(LOOP_DEPTH),
         .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1),
-        .DRAIN_LANES(1), .VECTOR(0)   // the vector unit does not fit the UP5K (docs/fpga.md)
+        .DRAIN_LANES(1), .VECTOR(0),  // the vector unit does not fit the UP5K (docs/fpga.md)
+        .SPAD_SPRAM(SPAD_SPRAM)
     ) u_spu (
         .clk_i(clk), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),

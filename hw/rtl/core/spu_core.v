@@ -29,7 +29,8 @@ module spu_core #(
     parameter integer CNT_WIDTH   = 64,    // counter width kept (32 on boards), reads zero-extended
     parameter integer CNT_RAM     = 0,     // 1: counters 1..8 in an EBR (boards), spu_counters
     parameter [31:0]  FORMATS     = 32'h1, // bit d: the array carries cfg in = dtype d (INFO formats)
-    parameter integer VECTOR      = 0      // 1: the vector unit (spu_vector_unit; INFO features bit 0)
+    parameter integer VECTOR      = 0,     // 1: the vector unit (spu_vector_unit; INFO features bit 0)
+    parameter integer SPAD_SPRAM  = 0      // 1: banks in UP5K SPRAM, single port (spu_spad; INFO features bit 1); needs VECTOR = 0
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -187,7 +188,8 @@ module spu_core #(
 
     wire [WORD_BYTES-1:0] host_be = {{(WORD_BYTES-1){1'b0}}, 1'b1} << host_addr[OFF-1:0];
 
-    spu_spad #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)) u_spad (
+    spu_spad #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
+               .SPRAM(SPAD_SPRAM)) u_spad (
         .clk_i   (clk_i),
         .a_re_i  (host_rd || ld_a_re || bias_re || v_a_re),
         .a_addr_i(host_rd ? host_addr[AW-1:OFF] : bias_re ? bias_addr : v_a_re ? v_a_addr : ld_a_addr),
@@ -259,6 +261,11 @@ module spu_core #(
         if (rst_i || stop_i) toks_zero_q <= 1'b1;
         else                 toks_zero_q <= (toks_q[NW-2:0] == {(NW-1){1'b0}}) && !tok_st;
     wire drain_ok = toks_zero_q && drain_free;
+    // SPAD_SPRAM: a bank does one read OR one write per cycle, so an mm's
+    // stream never overlaps a drain's writes: the mm launches once no st
+    // token is in the array and the drain unit writes no more (the cycle
+    // after its last write). docs/rtl.md "Scratchpad in SPRAM".
+    wire mm_ok = (SPAD_SPRAM == 0) || (toks_zero_q && !drain_busy);
 
     spu_load_unit #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
@@ -270,7 +277,7 @@ module spu_core #(
         .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i),
         .push_i(tu_push), .kind_i(tu_kind), .a_addr_i(mm_a), .b_addr_i(mm_b),
         .a_over_i(mm_over[0]), .b_over_i(mm_over[1]), .k_i(mm_k), .pc_i(tu_pc), .fmt_i(cfg_in),
-        .accept_o(tu_accept), .idle_o(tu_idle), .drain_ok_i(drain_ok),
+        .accept_o(tu_accept), .idle_o(tu_idle), .drain_ok_i(drain_ok), .mm_ok_i(mm_ok),
         .a_stride_i(mm_sa), .b_stride_i(mm_sb), .sa_over_i(mm_over[2]), .sb_over_i(mm_over[3]),
         .tok_o(tok), .tok_st_o(tok_st), .st_addr_o(st_addr),
         .bad_o(mm_bad), .bad_pc_o(mm_bad_pc), .step_o(mm_step), .stall_o(mm_stall), .mm_o(ev_mm),

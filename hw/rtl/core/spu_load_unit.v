@@ -6,7 +6,9 @@
 // when accept_o) with kind_i (K_MM, K_ST, K_ZACC), the A/B byte addresses
 // (st: its destination in a_addr_i), K, the "over" flags of the bases and the
 // instruction's pc. The entry launches in the first cycle the engine is free
-// (an st also waits for drain_ok_i: the drain unit can take a new block):
+// (an st also waits for drain_ok_i: the drain unit can take a new block;
+// an mm waits for mm_ok_i, which spu_core holds low while a drain is pending
+// or writing when the scratchpad banks are single-port SPRAM):
 //   - mm: its launch cycle loads the stream registers; from the next cycle
 //     the unit streams exactly sum_k (1, or 2 if A_k and B_k are in the same
 //     bank) cycles and is free again in the cycle after the last step. Per
@@ -76,6 +78,7 @@ module spu_load_unit #(
     output wire                    accept_o,    // a push this cycle is taken
     output wire                    idle_o,
     input  wire                    drain_ok_i,  // an st may launch this cycle
+    input  wire                    mm_ok_i,     // an mm may launch this cycle (1 but with SPRAM banks)
     // current strides (stride waits for idle_o, so they hold while queued)
     input  wire [AW-1:0]           a_stride_i,
     input  wire [AW-1:0]           b_stride_i,
@@ -153,7 +156,9 @@ module spu_load_unit #(
     endgenerate
     // the entry launches: the engine is free (not streaming), an st also
     // needs the drain unit
-    wire launch   = pv_q && !stream_q && ((pk_q != K_ST) || drain_ok_i);
+    // (an mm also needs mm_ok_i: single-port SPRAM banks, spu_core)
+    wire launch   = pv_q && !stream_q && ((pk_q != K_ST) || drain_ok_i) &&
+                    ((pk_q != K_MM) || mm_ok_i);
     wire tok      = launch && (pk_q != K_MM);
 
     assign accept_o = !pv_q || launch;

@@ -9,11 +9,20 @@
 // port. One write port with byte enables. Addresses are WORD addresses
 // (byte address / WORD_BYTES), WA bits.
 // Geometry must be powers of two with SPAD_BANKS >= 2.
+//
+// SPRAM = 1 (the iCEBreaker: docs/rtl.md "Scratchpad in SPRAM"): each bank is
+// one spu_spram (WORD_BYTES / 2 UP5K SPRAM blocks side by side, a bank at
+// most 16K words), a SINGLE port: one read or one write per cycle. A write
+// and a read of the same bank in one cycle: the write is done and that
+// read's data is undefined. spu_core never issues such a pair (an mm waits
+// for the drain's writes, the host port and bias wait for the drain, no
+// vector unit); rdata holds until the next read or write of its bank.
 `default_nettype none
 module spu_spad #(
     parameter integer WORD_BYTES = 8,
     parameter integer SPAD_BYTES = 262144,
     parameter integer SPAD_BANKS = 4,
+    parameter integer SPRAM      = 0,     // 1: banks in UP5K SPRAM (single port)
     parameter integer WA         = $clog2(SPAD_BYTES / WORD_BYTES)
 ) (
     input  wire                    clk_i,
@@ -50,16 +59,30 @@ module spu_spad #(
         for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
             wire a_hit = a_re_i && (a_bank == g[BKW-1:0]);
             wire b_hit = b_re_i && (b_bank == g[BKW-1:0]);
-            spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << BAW)) u_ram (
-                .clk_i  (clk_i),
-                .we_i   (we_i && (w_bank == g[BKW-1:0])),
-                .wbe_i  (wbe_i),
-                .waddr_i(waddr_i[BAW-1:0]),
-                .wdata_i(wdata_i),
-                .re_i   (a_hit || b_hit),
-                .raddr_i(a_hit ? a_addr_i[BAW-1:0] : b_addr_i[BAW-1:0]),
-                .rdata_o(bank_rdata[g*DW +: DW])
-            );
+            wire w_hit = we_i && (w_bank == g[BKW-1:0]);
+            wire [BAW-1:0] r_addr = a_hit ? a_addr_i[BAW-1:0] : b_addr_i[BAW-1:0];
+            if (SPRAM != 0) begin : g_sp
+                spu_spram #(.WIDTH(DW), .AW(BAW)) u_ram (
+                    .clk_i  (clk_i),
+                    .en_i   (w_hit || a_hit || b_hit),
+                    .we_i   (w_hit),
+                    .be_i   (wbe_i),
+                    .addr_i (w_hit ? waddr_i[BAW-1:0] : r_addr),
+                    .wdata_i(wdata_i),
+                    .rdata_o(bank_rdata[g*DW +: DW])
+                );
+            end else begin : g_ebr
+                spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << BAW)) u_ram (
+                    .clk_i  (clk_i),
+                    .we_i   (w_hit),
+                    .wbe_i  (wbe_i),
+                    .waddr_i(waddr_i[BAW-1:0]),
+                    .wdata_i(wdata_i),
+                    .re_i   (a_hit || b_hit),
+                    .raddr_i(r_addr),
+                    .rdata_o(bank_rdata[g*DW +: DW])
+                );
+            end
         end
     endgenerate
 
