@@ -63,7 +63,9 @@ TEST_P(VecKernels, MapMatchesReference)
             ASSERT_EQ(spu_vec_map(dev.d, (spu_vec_op)op, a.data(), b.data(), 0, lut, y.data(), n, &st), 0)
                 << "op " << op;
             EXPECT_EQ(y, want) << "op " << op;
-            if (n) EXPECT_GT(st.vec_busy, 0u);
+            if (n) {
+                EXPECT_GT(st.vec_busy, 0u);
+            }
         }
         // broadcast: ReLU (max with 0) and a scale by 96/128, in place
         std::vector<int8_t> r(a);

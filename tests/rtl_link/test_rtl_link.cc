@@ -483,8 +483,9 @@ TEST_F(Engine, BackToBackRequestsWhileRepliesAreSent)
         EXPECT_EQ(r.type, reqs[i].type | LINK_RESP_BIT) << "reply " << i;
         EXPECT_EQ(r.seq, 0x40 + i);
         EXPECT_EQ(r.status, ST_OK) << "reply " << i;
-        if (reqs[i].type == CMD_READ)
+        if (reqs[i].type == CMD_READ) {
             EXPECT_EQ(r.body, data) << "reply " << i;
+        }
     }
 }
 

@@ -150,8 +150,9 @@ TEST_P(Chain, DeviceEqualsPlainLoopsAndNamesItsHostOps)
     // every node that is not a view costs device cycles (the pools included)
     for (size_t i = 0; i < st.nnodes; i++) {
         const int k = L.net->nodes[i].kind;
-        if (k == RT_DENSE || k == RT_CONV2D || k == RT_MAXPOOL)
+        if (k == RT_DENSE || k == RT_CONV2D || k == RT_MAXPOOL) {
             EXPECT_GT(st.node[i].cycles, 0u) << spu_net_node_name(L.net, i);
+        }
     }
     // host ops: none for the MLP; the im2col of each convolution for the CNN
     const size_t h = spu_net_host_ops_on(L.net, SPU_NET_INT8, SPU_FEATURE_VECTOR, nullptr, 0);
