@@ -80,6 +80,23 @@ typedef struct exact_sum {
     int nan, pinf, ninf;
 } exact_sum;
 
+/* One decoded product x * y: 1 with *p when finite; else 0 after setting the
+ * sum's NaN (NaN operand, 0 * Inf) or +Inf / -Inf flag. */
+static int finite_product(exact_sum *r, double x, double y, double *p)
+{
+    if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
+        r->nan = 1;
+        return 0;
+    }
+    *p = x * y;
+    if (isinf(*p)) {
+        if (*p > 0) r->pinf = 1;
+        else        r->ninf = 1;
+        return 0;
+    }
+    return 1;
+}
+
 static exact_sum exact_dot(const cli_gemm_dtype *dt, const uint8_t *a, size_t sa,
                            const uint8_t *b, size_t sb, size_t n)
 {
@@ -89,18 +106,9 @@ static exact_sum exact_dot(const cli_gemm_dtype *dt, const uint8_t *a, size_t sa
             r.s += (i128)((int8_t)a[k * sa] * (int8_t)b[k * sb]) * ((i128)1 << 60);
             continue;
         }
-        double x = spu_num_to_f32(dt->fmt, a[k * sa]), y = spu_num_to_f32(dt->fmt, b[k * sb]);
-        if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
-            r.nan = 1;
-            continue;
-        }
-        double p = x * y;
-        if (isinf(p)) {
-            if (p > 0) r.pinf = 1;
-            else       r.ninf = 1;
-            continue;
-        }
-        r.s += (i128)ldexp(p, 60);
+        double p;
+        if (finite_product(&r, spu_num_to_f32(dt->fmt, a[k * sa]), spu_num_to_f32(dt->fmt, b[k * sb]), &p))
+            r.s += (i128)ldexp(p, 60);
     }
     return r;
 }
@@ -153,18 +161,10 @@ static exact_sum exact_dot_mx(int mxf, const uint8_t *a, size_t sa, const uint8_
     for (size_t g = 0; g * 32 < n; g++) {
         i128 blk = 0;
         for (size_t k = g * 32; k < n && k < g * 32 + 32; k++) {
-            double x = spu_mx_dequant((spu_mx_fmt)mxf, a[k * sa], 127), y = spu_mx_dequant((spu_mx_fmt)mxf, b[k * sb], 127);
-            if (isnan(x) || isnan(y) || (isinf(x) && y == 0) || (isinf(y) && x == 0)) {
-                r.nan = 1;
-                continue;
-            }
-            double p = x * y;
-            if (isinf(p)) {
-                if (p > 0) r.pinf = 1;
-                else       r.ninf = 1;
-                continue;
-            }
-            blk += (i128)ldexp(p, 60);
+            double p;
+            if (finite_product(&r, spu_mx_dequant((spu_mx_fmt)mxf, a[k * sa], 127),
+                               spu_mx_dequant((spu_mx_fmt)mxf, b[k * sb], 127), &p))
+                blk += (i128)ldexp(p, 60);
         }
         const int sA = xa[g * sxa], sB = xb[g * sxb];
         if (sA == 0xFF || sB == 0xFF) {
