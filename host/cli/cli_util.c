@@ -217,13 +217,17 @@ const cli_gemm_dtype cli_gemm_dtypes[] = {
     { "mxfp8_e4m3", CLI_DT_MXFP8_E4M3, SPU_FMT_E4M3 },   /* fmt: the element format */
     { "mxfp8_e5m2", CLI_DT_MXFP8_E5M2, SPU_FMT_E5M2 },
     { "mxint8",     CLI_DT_MXINT8,     SPU_FMT_INT8 },
+    { "mxfp6_e3m2", CLI_DT_MXFP6_E3M2, SPU_FMT_E3M2 },
+    { "mxfp6_e2m3", CLI_DT_MXFP6_E2M3, SPU_FMT_E2M3 },
+    { "mxfp4_e2m1", CLI_DT_MXFP4_E2M1, SPU_FMT_E2M1 },
 };
 const size_t cli_gemm_ndtypes = sizeof cli_gemm_dtypes / sizeof cli_gemm_dtypes[0];
 
 int cli_mx_fmt(int dt)
 {
     return dt == CLI_DT_MXFP8_E4M3 ? SPU_MX_FP8_E4M3 : dt == CLI_DT_MXFP8_E5M2 ? SPU_MX_FP8_E5M2
-         : dt == CLI_DT_MXINT8 ? SPU_MX_INT8 : -1;
+         : dt == CLI_DT_MXINT8 ? SPU_MX_INT8 : dt == CLI_DT_MXFP6_E3M2 ? SPU_MX_FP6_E3M2
+         : dt == CLI_DT_MXFP6_E2M3 ? SPU_MX_FP6_E2M3 : dt == CLI_DT_MXFP4_E2M1 ? SPU_MX_FP4_E2M1 : -1;
 }
 
 int cli_mx_quantize_ab(int dt, const float *Af, const float *Bf, uint32_t M, uint32_t N, uint32_t K,

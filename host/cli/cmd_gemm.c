@@ -22,7 +22,8 @@
 
 static const char usage[] =
     "usage: spu gemm [--device URI] --m M --n N --k K\n"
-    "                [--dtype int8|e4m3|e5m2|bf16|mxfp8_e4m3|mxfp8_e5m2|mxint8]\n"
+    "                [--dtype int8|e4m3|e5m2|bf16|mxfp8_e4m3|mxfp8_e5m2|mxint8|\n"
+    "                         mxfp6_e3m2|mxfp6_e2m3|mxfp4_e2m1]\n"
     "                [--out-dtype f32|bf16|f16|e4m3|e5m2|int8|int32] [--relu] [--ovf]\n"
     "                [--shift S] [--bias BIAS.npy] [--seed S | --a A.npy --b B.npy [--codes]]\n"
     "                [--a-scales SA.npy --b-scales SB.npy] [--out C.npy] [--json]\n"
@@ -52,6 +53,7 @@ static const char usage[] =
     "  --ovf            bf16/f16/e4m3/e5m2: overflow gives Inf (e4m3 NaN), not +-max\n"
     "  --shift S        int8 out: round(acc / 2^S) (default 0)\n"
     "  --codes          --a/--b hold raw codes (uint8 .npy; bf16 uint16) of --dtype\n"
+    "                   (mxfp6 / mxfp4: one code per byte, in its low 6 / 4 bits)\n"
     "  --a-scales SA.npy  MX with --codes: uint8 E8M0 scales, M x ceil(K/32) (row\n"
     "  --b-scales SB.npy  i's block g) and ceil(K/32) x N (column j's block g).\n"
     "                   MX float32 inputs are quantized by spu_mx_quantize along K\n"
@@ -363,7 +365,7 @@ int spu_cmd_gemm(int argc, char **argv)
                     dt = &cli_gemm_dtypes[i];
             if (!dt)
                 return cli_usage_error("gemm", "unsupported --dtype '%s' (supported: int8 e4m3 e5m2 bf16 "
-                                       "mxfp8_e4m3 mxfp8_e5m2 mxint8)", optarg);
+                                       "mxfp8_e4m3 mxfp8_e5m2 mxint8 mxfp6_e3m2 mxfp6_e2m3 mxfp4_e2m1)", optarg);
             break;
         case 'O':
             if (!strcmp(optarg, "int32")) out_dt = CLI_DT_INT32;
@@ -498,6 +500,19 @@ int spu_cmd_gemm(int argc, char **argv)
         }
         SA = tsa.data;
         SB = tsb.data;
+        /* mxfp6 / mxfp4 codes live in a byte's low 6 / 4 bits (the device
+         * ignores the rest: refuse codes that do not fit rather than guess) */
+        const unsigned ebits = mxf == SPU_MX_FP6_E3M2 || mxf == SPU_MX_FP6_E2M3 ? 6 : mxf == SPU_MX_FP4_E2M1 ? 4 : 8;
+        for (int t = 0; t < 2 && ebits < 8; t++) {
+            const spu_tensor *tt = t ? &tb : &ta;
+            const size_t n = (size_t)tt->shape[0] * tt->shape[1];
+            for (size_t i = 0; i < n; i++)
+                if (((const uint8_t *)tt->data)[i] >> ebits) {
+                    cli_fail("gemm", "--%c: element %zu = 0x%02x is no %s code (%u bits)", t ? 'b' : 'a', i,
+                             ((const uint8_t *)tt->data)[i], dt->key, ebits);
+                    goto done;
+                }
+        }
     } else if (mxf >= 0) {
         SA = malloc((size_t)M * nblk);
         SB = malloc((size_t)nblk * N);

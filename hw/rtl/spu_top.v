@@ -22,7 +22,7 @@ module spu_top #(
     parameter [31:0]  LINK         = "byte",   // "byte" | "uart" | "sim" (4 chars max)
     parameter integer CLKS_PER_BIT = 4,
     parameter [31:0]  CLOCK_HZ     = 32'd12000000,
-    parameter [31:0]  FORMATS      = 32'h39D,        // bit d: dtype code d (spu_cfg.def): int8 e4m3 e5m2 bf16 mxfp8_e4m3 mxfp8_e5m2 mxint8 (sim); boards pass 1
+    parameter [31:0]  FORMATS      = 32'h1F9D,       // bit d: dtype code d (spu_cfg.def): int8 e4m3 e5m2 bf16 mxfp8_e4m3 mxfp8_e5m2 mxint8 mxfp6_e3m2 mxfp6_e2m3 mxfp4_e2m1 (sim); boards pass 1
     parameter [31:0]  RTL_VERSION  = 32'h00000100,   // major<<16 | minor<<8 | patch
     parameter integer USE_ICE40_DSP = 0,              // 1: int8 tile multipliers in SB_MAC16 (UP5K)
     parameter integer BROADCAST     = 0,              // 1: array row/column buses (spu_array; the boards)

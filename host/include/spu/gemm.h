@@ -94,9 +94,11 @@ int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *ep
                  uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
                  const spu_gemm_opts *opts, spu_gemm_stats *stats);
 
-/* MX GEMM (in_dtype SPU_DTYPE_MXFP8_E4M3 | MXFP8_E5M2 | MXINT8; OCP MX v1.0
+/* MX GEMM (in_dtype SPU_DTYPE_MXFP8_E4M3 | MXFP8_E5M2 | MXINT8 | MXFP6_E3M2 |
+ * MXFP6_E2M3 | MXFP4_E2M1; OCP MX v1.0
  * with 32-element blocks along K, docs/numerics.md "MX on the array"):
- * A[M][K] and B[K][N] element codes (one per byte, row-major, as
+ * A[M][K] and B[K][N] element codes (one per byte -- fp6 / fp4 in the low
+ * 6 / 4 bits -- row-major, as
  * spu_mx_quantize writes them), SA[M][ceil(K/32)] the E8M0 scale of row i's
  * block g, SB[ceil(K/32)][N] that of column j's. epi as spu_gemm_epi (out
  * f32 | bf16 | f16 | e4m3 | e5m2). K + ceil(K/32) words must fit one piece

@@ -395,13 +395,19 @@ static int patch_kernel(unsigned in, const spu_gemm_epilogue *e, uint32_t *words
     return SPU_EINVAL;
 }
 
+/* the MX dtypes (spu_cfg.def codes 7..12): element codes + E8M0 block scales */
+static int mx_dtype(unsigned d)
+{
+    return d == SPU_DTYPE_MXFP8_E4M3 || d == SPU_DTYPE_MXFP8_E5M2 || d == SPU_DTYPE_MXINT8 ||
+           d == SPU_DTYPE_MXFP6_E3M2 || d == SPU_DTYPE_MXFP6_E2M3 || d == SPU_DTYPE_MXFP4_E2M1;
+}
+
 static int gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
                     uint32_t M, uint32_t N, uint32_t K, const void *A, const void *SA,
                     const void *B, const void *SB, void *C,
                     const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
-    const int is_mx = in_dtype == SPU_DTYPE_MXFP8_E4M3 || in_dtype == SPU_DTYPE_MXFP8_E5M2 ||
-                      in_dtype == SPU_DTYPE_MXINT8;
+    const int is_mx = mx_dtype(in_dtype);
     const int is_float = in_dtype == SPU_DTYPE_E4M3 || in_dtype == SPU_DTYPE_E5M2 ||
                          in_dtype == SPU_DTYPE_BF16 || is_mx;
     if (!dev || !epi || (in_dtype != SPU_DTYPE_INT8 && !is_float) || (is_mx && M && N && K && (!SA || !SB)))
@@ -456,7 +462,7 @@ int spu_gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *ep
                  uint32_t M, uint32_t N, uint32_t K, const void *A, const void *B, void *C,
                  const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
-    if (in_dtype == SPU_DTYPE_MXFP8_E4M3 || in_dtype == SPU_DTYPE_MXFP8_E5M2 || in_dtype == SPU_DTYPE_MXINT8)
+    if (mx_dtype(in_dtype))
         return SPU_EINVAL;      /* MX needs its scales: spu_gemm_mx */
     return gemm_epi(dev, in_dtype, epi, M, N, K, A, NULL, B, NULL, C, opts, stats);
 }
@@ -466,7 +472,7 @@ int spu_gemm_mx(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi
                 const uint8_t *B, const uint8_t *SB, void *C,
                 const spu_gemm_opts *opts, spu_gemm_stats *stats)
 {
-    if (in_dtype != SPU_DTYPE_MXFP8_E4M3 && in_dtype != SPU_DTYPE_MXFP8_E5M2 && in_dtype != SPU_DTYPE_MXINT8)
+    if (!mx_dtype(in_dtype))
         return SPU_EINVAL;
     return gemm_epi(dev, in_dtype, epi, M, N, K, A, SA, B, SB, C, opts, stats);
 }

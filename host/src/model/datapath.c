@@ -209,10 +209,48 @@ void spu_dp_mac_bf16(spu_dp_acc *t, uint16_t a, uint16_t b)
  * the arithmetic of the element format (spu_array.v: mac on blk_q with the
  * element format). The block register never wraps (at most 32 products
  * below 2^64 grid units each) but is added like the accumulator anyway. */
+int spu_dp_is_mx(unsigned in)
+{
+    return in == DP_DT_MXFP8_E4M3 || in == DP_DT_MXFP8_E5M2 || in == DP_DT_MXINT8 ||
+           in == DP_DT_MXFP6_E3M2 || in == DP_DT_MXFP6_E2M3 || in == DP_DT_MXFP4_E2M1;
+}
+
+/* spu_load_unit's widen(): the e4m3 code (bias 7, 3 mantissa bits) of the
+ * same value as an e3m2 (bias 3) / e2m3 (bias 1) / e2m1 (bias 1) code in the
+ * byte's low 6 / 4 bits. A normal keeps its value: exponent rebiased,
+ * mantissa left-aligned; a subnormal m x 2^(1 - bias - mb) is normalized. */
+uint8_t spu_dp_mx_widen(unsigned in, uint8_t c)
+{
+    unsigned eb, mb, bias;
+    switch (in) {
+    case DP_DT_MXFP6_E3M2: eb = 3, mb = 2, bias = 3; break;
+    case DP_DT_MXFP6_E2M3: eb = 2, mb = 3, bias = 1; break;
+    case DP_DT_MXFP4_E2M1: eb = 2, mb = 1, bias = 1; break;
+    default: return c;
+    }
+    const unsigned s = (c >> (eb + mb)) & 1u, e = (c >> mb) & ((1u << eb) - 1u), m = c & ((1u << mb) - 1u);
+    if (e)
+        return (uint8_t)(s << 7 | (e + 7 - bias) << 3 | m << (3 - mb));
+    if (!m)
+        return (uint8_t)(s << 7);
+    /* m x 2^(1 - bias - mb): leading one at bit h of m */
+    unsigned h = 0;
+    while (m >> (h + 1))
+        h++;
+    const unsigned ee = 1 - bias - mb + h + 7;            /* >= 1 for these formats */
+    const unsigned frac = (m & ((1u << h) - 1u)) << (3 - h);
+    return (uint8_t)(s << 7 | ee << 3 | frac);
+}
+
 void spu_dp_mac_mx(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b)
 {
     spu_dp_acc s = *t;
     s.v = t->blk;
+    if (in == DP_DT_MXFP6_E3M2 || in == DP_DT_MXFP6_E2M3 || in == DP_DT_MXFP4_E2M1) {
+        a = spu_dp_mx_widen(in, a);
+        b = spu_dp_mx_widen(in, b);
+        in = DP_DT_MXFP8_E4M3;
+    }
     spu_dp_mac(&s, in == DP_DT_MXFP8_E4M3 ? DP_DT_E4M3 : in == DP_DT_MXFP8_E5M2 ? DP_DT_E5M2 : DP_DT_INT8,
                a, b);
     t->blk = s.v;

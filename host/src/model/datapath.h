@@ -30,6 +30,14 @@ void spu_dp_mac_bf16(spu_dp_acc *t, uint16_t a, uint16_t b);
  * exact product of the element codes into the block register (e4m3 / e5m2
  * on the 2^SPU_ACC_FP_LSB grid, int8 at 2^0; specials to the flags). */
 void spu_dp_mac_mx(spu_dp_acc *t, unsigned in, uint8_t a, uint8_t b);
+/* 1 when `in` is an MX dtype (mxfp8_e4m3 / e5m2, mxint8, mxfp6_e3m2 / e2m3,
+ * mxfp4_e2m1). */
+int spu_dp_is_mx(unsigned in);
+/* mxfp6_e3m2 / mxfp6_e2m3 / mxfp4_e2m1: the e4m3 code of the same value as
+ * the element code in c's low 6 / 4 bits (high bits ignored; spu_load_unit
+ * widens the element words so, and the tiles run them as mxfp8_e4m3); other
+ * `in`: c unchanged. */
+uint8_t spu_dp_mx_widen(unsigned in, uint8_t c);
 /* MX: the block's scale word (E8M0 codes sa, sb): acc += blk x 2^(sa + sb -
  * 254) (mxint8: x 2^-12 more), put on the 2^SPU_ACC_FP_LSB grid by the bf16
  * rule (RNE below it; too large: ovf); 0xFF: the NaN flag. Clears blk. */

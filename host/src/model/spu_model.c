@@ -88,8 +88,7 @@ int spu_model_cfg_check(uint32_t formats, unsigned in_code, unsigned out_code)
         return SPU_TRAP_ILLEGAL;
     const spu_dtype_desc *out = spu_dtype_by_code(out_code);
     /* the MX element types are inputs only (spu_decoder: out_known) */
-    if (!out || out_code == SPU_DTYPE_MXFP8_E4M3 || out_code == SPU_DTYPE_MXFP8_E5M2 ||
-        out_code == SPU_DTYPE_MXINT8)
+    if (!out || spu_dp_is_mx(out_code))
         return SPU_TRAP_ILLEGAL;
     if (!(formats & (1u << in_code)))
         return SPU_TRAP_FORMAT;
@@ -356,8 +355,7 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     const int bf = m->cfg_in == SPU_DTYPE_BF16;
     /* MX: k element words and, after every 32 and after the last, a scale
      * word (A byte i: row i's E8M0 block scale, B byte j: column j's) */
-    const int mx = m->cfg_in == SPU_DTYPE_MXFP8_E4M3 || m->cfg_in == SPU_DTYPE_MXFP8_E5M2 ||
-                   m->cfg_in == SPU_DTYPE_MXINT8;
+    const int mx = spu_dp_is_mx(m->cfg_in);
     const uint64_t words = bf ? 2 * (uint64_t)k : mx ? (uint64_t)k + ((uint64_t)k + 31) / 32 : k;
     const uint64_t steps_a = first_bad_step(a, m->stride_a, R, m->cfg.spad_bytes);
     const uint64_t steps_b = first_bad_step(b, m->stride_b, C, m->cfg.spad_bytes);

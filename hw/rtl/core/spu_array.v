@@ -73,7 +73,10 @@ module spu_array #(
 );
 `include "spu_isa.vh"
     localparam integer FP_LSB   = -32;   // weight 2^FP_LSB of the float accumulators' LSB
-    localparam integer HAS_MX84 = (FORMATS[{1'b0, DT_MXFP8_E4M3}] != 1'b0) ? 1 : 0;
+    // mxfp6 / mxfp4 elements arrive widened to e4m3 codes (spu_load_unit): mxfp8_e4m3's path
+    localparam integer HAS_NRW  = ((FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] |
+                                    FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0) ? 1 : 0;
+    localparam integer HAS_MX84 = (FORMATS[{1'b0, DT_MXFP8_E4M3}] != 1'b0 || HAS_NRW != 0) ? 1 : 0;
     localparam integer HAS_MX85 = (FORMATS[{1'b0, DT_MXFP8_E5M2}] != 1'b0) ? 1 : 0;
     localparam integer HAS_MXI8 = (FORMATS[{1'b0, DT_MXINT8}] != 1'b0) ? 1 : 0;
     localparam integer HAS_MX   = ((HAS_MX84 + HAS_MX85 + HAS_MXI8) != 0 && USE_ICE40_DSP == 0 && ACC_W > 32) ? 1 : 0;
@@ -257,12 +260,13 @@ module spu_array #(
                 // nonzero byte entering now matters too
                 // MX: a scale word (even an all-zero one) reaches its tiles
                 wire mac_en = act | ((HAS_BF16 != 0) & in_nz) | ((HAS_MX != 0) & mk_any);
+                wire is_nrw = (fmt_i == DT_MXFP6_E3M2) || (fmt_i == DT_MXFP6_E2M3) || (fmt_i == DT_MXFP4_E2M1);
                 wire is_mx  = (HAS_MX != 0) && ((fmt_i == DT_MXFP8_E4M3) || (fmt_i == DT_MXFP8_E5M2) ||
-                                                (fmt_i == DT_MXINT8));
+                                                (fmt_i == DT_MXINT8) || is_nrw);
                 wire is_mi8 = (fmt_i == DT_MXINT8);
                 wire unused_mx = is_mx ^ is_mi8 ^ (|efmt);
                 // the element format of an MX dtype (the mac's multiplier)
-                wire [3:0] efmt = (fmt_i == DT_MXFP8_E4M3) ? DT_E4M3
+                wire [3:0] efmt = ((fmt_i == DT_MXFP8_E4M3) || is_nrw) ? DT_E4M3
                                 : (fmt_i == DT_MXFP8_E5M2) ? DT_E5M2 : DT_INT8;
             // One multiply-accumulate step (ACC_W > 32): state {ovf, ninf, pinf, nan,
             // acc} -> the next state. The float product is spu_mul_fp's exact product

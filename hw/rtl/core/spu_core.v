@@ -271,8 +271,10 @@ module spu_core #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .PCW(UAW), .BROADCAST(BROADCAST),
         .BF16((FORMATS[{1'b0, DT_BF16}] != 1'b0) ? 1 : 0),
-        .MX(((FORMATS[{1'b0, DT_MXFP8_E4M3}] | FORMATS[{1'b0, DT_MXFP8_E5M2}] | FORMATS[{1'b0, DT_MXINT8}]) != 1'b0
-            && ACC_W > 32) ? 1 : 0)
+        .MX(((FORMATS[{1'b0, DT_MXFP8_E4M3}] | FORMATS[{1'b0, DT_MXFP8_E5M2}] | FORMATS[{1'b0, DT_MXINT8}]
+              | FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0
+            && ACC_W > 32) ? 1 : 0),
+        .NARROW((FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0 ? 1 : 0)
     ) u_load (
         .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i),
         .push_i(tu_push), .kind_i(tu_kind), .a_addr_i(mm_a), .b_addr_i(mm_b),

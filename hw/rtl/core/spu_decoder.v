@@ -44,7 +44,8 @@ module spu_decoder #(
     // a float input format carried: the wide accumulators and the f32 output
     localparam integer HAS_FP = ((FORMATS & ~32'h1) != 32'd0) ? 1 : 0;
     wire in_known  = (cfg_in == DT_INT8) || (cfg_in == DT_E4M3) || (cfg_in == DT_E5M2) || (cfg_in == DT_BF16) ||
-                     (cfg_in == DT_MXFP8_E4M3) || (cfg_in == DT_MXFP8_E5M2) || (cfg_in == DT_MXINT8);
+                     (cfg_in == DT_MXFP8_E4M3) || (cfg_in == DT_MXFP8_E5M2) || (cfg_in == DT_MXINT8) ||
+                     (cfg_in == DT_MXFP6_E3M2) || (cfg_in == DT_MXFP6_E2M3) || (cfg_in == DT_MXFP4_E2M1);
     wire out_known = (cfg_out == DT_INT8) || (cfg_out == DT_INT32) || (cfg_out == DT_F32) ||
                      (cfg_out == DT_BF16) || (cfg_out == DT_F16) || (cfg_out == DT_E4M3) ||
                      (cfg_out == DT_E5M2);

@@ -49,6 +49,12 @@
 // many steps would: after every 32 element words, and after the last one, a
 // scale word (A byte i: the E8M0 scale of row i's block, B byte j: column
 // j's). mk_o is high in the cycle a scale word enters the skew.
+// mxfp6_e3m2 / mxfp6_e2m3 / mxfp4_e2m1 (NARROW = 1): one element code per
+// byte (its low 6 / 4 bits; the high bits are ignored); every element word
+// is widened here, byte by byte, to the e4m3 code of the same value (every
+// e3m2 / e2m3 / e2m1 value is an e4m3 value), scale words pass unchanged,
+// and the array runs the word as mxfp8_e4m3 (docs/numerics.md "MX on the
+// array").
 `default_nettype none
 module spu_load_unit #(
     parameter integer ROWS       = 8,
@@ -60,7 +66,8 @@ module spu_load_unit #(
     parameter integer PCW        = 10,
     parameter integer BROADCAST  = 0,
     parameter integer BF16       = 0,    // the array carries bf16 (FORMATS)
-    parameter integer MX         = 0     // the array carries an MX dtype (FORMATS)
+    parameter integer MX         = 0,    // the array carries an MX dtype (FORMATS)
+    parameter integer NARROW     = 0     // ... and mxfp6 / mxfp4 (FORMATS bits 10-12)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -140,8 +147,10 @@ module spu_load_unit #(
     wire issue    = stream_q && (!conflict || ph1_q) && !bad;
     wire last_k   = (k_q == {{(KW-1){1'b0}}, 1'b1});
     wire bf       = (BF16 != 0) && (fmt_i == DT_BF16);
+    wire nw       = (MX != 0) && (NARROW != 0) && ((fmt_i == DT_MXFP6_E3M2) || (fmt_i == DT_MXFP6_E2M3) ||
+                                                   (fmt_i == DT_MXFP4_E2M1));
     wire mx       = (MX != 0) && ((fmt_i == DT_MXFP8_E4M3) || (fmt_i == DT_MXFP8_E5M2) ||
-                                  (fmt_i == DT_MXINT8));
+                                  (fmt_i == DT_MXINT8) || nw);
     // word steps of the queued mm: K, 2K for bf16, K + ceil(K/32) for MX
     wire [KW-1:0] k_init;
     generate
@@ -260,6 +269,9 @@ module spu_load_unit #(
     // MX: the word issued now is a block's scale word (after 32 element
     // words, or the mm's last word); it enters the skew next cycle
     wire mk_mx;
+    // the words entering the word selection below: a_raw / b_raw, an element
+    // word of mxfp6 / mxfp4 widened to e4m3 codes
+    wire [DW-1:0] a_src, b_src;
     generate
         if (MX != 0) begin : g_mx
             reg [5:0] mxc_q;                 // element words issued in this block
@@ -281,6 +293,48 @@ module spu_load_unit #(
         end else begin : g_nomx
             assign mk_mx = 1'b0;
             wire unused_mx = mx;
+        end
+        if (MX != 0 && NARROW != 0) begin : g_narrow
+            // e4m3 code (bias 7) of an e3m2 (bias 3) / e2m3 (bias 1) / e2m1
+            // (bias 1) code: a normal keeps its value with the exponent
+            // rebiased and the mantissa left-aligned; a subnormal is normalized
+            // (the e4m3 exponent of its leading one, the bits below it as the
+            // mantissa); zero stays zero, the sign stays
+            function [7:0] widen(input [5:0] c, input [3:0] f);   // c: the low 6 bits of the byte
+                reg [2:0] e;
+                reg [2:0] m;
+                reg       s;
+                begin
+                    if (f == DT_MXFP6_E3M2) begin
+                        s = c[5]; e = c[4:2]; m = {c[1:0], 1'b0};
+                        if (e != 3'd0)       widen = {s, {1'b0, e} + 4'd4, m};
+                        else if (c[1])       widen = {s, 4'd4, c[0], 2'b00};    // 2/16, 3/16
+                        else if (c[0])       widen = {s, 4'd3, 3'd0};           // 1/16
+                        else                 widen = {s, 7'd0};
+                    end else if (f == DT_MXFP6_E2M3) begin
+                        s = c[5]; e = {1'b0, c[4:3]}; m = c[2:0];
+                        if (e != 3'd0)       widen = {s, {1'b0, e} + 4'd6, m};
+                        else if (m[2])       widen = {s, 4'd6, m[1:0], 1'b0};   // 4/8 .. 7/8
+                        else if (m[1])       widen = {s, 4'd5, m[0], 2'b00};    // 2/8, 3/8
+                        else if (m[0])       widen = {s, 4'd4, 3'd0};           // 1/8
+                        else                 widen = {s, 7'd0};
+                    end else begin           // e2m1
+                        s = c[3]; e = {1'b0, c[2:1]}; m = {c[0], 2'b00};
+                        if (e != 3'd0)       widen = {s, {1'b0, e} + 4'd6, m};
+                        else if (c[0])       widen = {s, 4'd6, 3'd0};           // 1/2
+                        else                 widen = {s, 7'd0};
+                    end
+                end
+            endfunction
+            genvar w;
+            for (w = 0; w < WORD_BYTES; w = w + 1) begin : g_w
+                assign a_src[w*8 +: 8] = (nw && !mk_mx) ? widen(a_raw[w*8 +: 6], fmt_i) : a_raw[w*8 +: 8];
+                assign b_src[w*8 +: 8] = (nw && !mk_mx) ? widen(b_raw[w*8 +: 6], fmt_i) : b_raw[w*8 +: 8];
+            end
+        end else begin : g_wide
+            assign a_src = a_raw;
+            assign b_src = b_raw;
+            wire unused_nw = nw;
         end
     endgenerate
 
@@ -305,24 +359,24 @@ module spu_load_unit #(
                         sub_q <= !sub_q;
                 end
                 if (inj_q && inj_first_q) begin
-                    fa_q <= a_raw;
-                    fb_q <= b_raw;
+                    fa_q <= a_src;
+                    fb_q <= b_src;
                 end
             end
             assign sub       = sub_q;
             assign inj_first = inj_first_q;
             wire second = issue && bf && sub;
-            assign a_word = second ? (inj_first ? a_raw : fa_q)
-                          : (inj_first ? {DW{1'b0}} : a_raw);
-            assign b_word = second ? (inj_first ? b_raw : fb_q)
-                          : (inj_first ? {DW{1'b0}} : b_raw);
+            assign a_word = second ? (inj_first ? a_src : fa_q)
+                          : (inj_first ? {DW{1'b0}} : a_src);
+            assign b_word = second ? (inj_first ? b_src : fb_q)
+                          : (inj_first ? {DW{1'b0}} : b_src);
             assign mk_o   = second | mk_mx;
         end else begin : g_int
             assign sub       = 1'b0;
             assign inj_first = 1'b0;
             wire unused_bf = bf ^ sub ^ inj_first ^ (|fmt_i);
-            assign a_word = a_raw;
-            assign b_word = b_raw;
+            assign a_word = a_src;
+            assign b_word = b_src;
             assign mk_o   = mk_mx;
         end
     endgenerate
