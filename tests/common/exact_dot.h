@@ -220,11 +220,19 @@ constexpr Target F32{8, 23, false};
 // running sum of 2^47 or more in magnitude: NaN (the register's overflow);
 // a scale of 0xFF: NaN; element NaN / Inf products as dot_exact. Returns
 // the sum on the 2^-32 grid (round_to(..., -32, ...)).
-enum MxElem { MX_E4M3, MX_E5M2, MX_INT8 };
+// MX_E3M2 / MX_E2M3 / MX_E2M1 (OCP MX v1.0 FP6 / FP4: bias 3 / 1 / 1, no
+// Inf or NaN, subnormals at exponent 0): the code in the byte's low 6 / 4
+// bits, the high bits ignored (docs/isa.md "mm"), decoded from the format
+// definition here.
+enum MxElem { MX_E4M3, MX_E5M2, MX_INT8, MX_E3M2, MX_E2M3, MX_E2M1 };
 inline double decode_mx(MxElem f, uint8_t c)
 {
     if (f == MX_INT8) return std::ldexp((double)(int8_t)c, -6);
-    return decode(f == MX_E4M3 ? E4M3 : E5M2, c);
+    if (f == MX_E4M3 || f == MX_E5M2) return decode(f == MX_E4M3 ? E4M3 : E5M2, c);
+    const int eb = f == MX_E3M2 ? 3 : 2, mb = f == MX_E3M2 ? 2 : f == MX_E2M3 ? 3 : 1, bias = f == MX_E3M2 ? 3 : 1;
+    const int s = (c >> (eb + mb)) & 1, e = (c >> mb) & ((1 << eb) - 1), m = c & ((1 << mb) - 1);
+    const double v = e == 0 ? std::ldexp((double)m, 1 - bias - mb) : std::ldexp((double)(m + (1 << mb)), e - bias - mb);
+    return s ? -v : v;
 }
 inline ExactSum dot_exact_mx(MxElem f, const uint8_t *a, size_t sa_, const uint8_t *b, size_t sb_, size_t n,
                              const uint8_t *scale_a, size_t ssa, const uint8_t *scale_b, size_t ssb)

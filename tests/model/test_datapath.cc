@@ -151,7 +151,9 @@ TEST(Datapath, Int8OnlyBuildTrapsFormatAndSaysSo)
     ASSERT_EQ(spu_info(dev, &info), 0);
     EXPECT_EQ(info.formats, (1u << SPU_DTYPE_INT8) | (1u << SPU_DTYPE_E4M3) | (1u << SPU_DTYPE_E5M2) |
                                 (1u << SPU_DTYPE_BF16) | (1u << SPU_DTYPE_MXFP8_E4M3) |
-                                (1u << SPU_DTYPE_MXFP8_E5M2) | (1u << SPU_DTYPE_MXINT8));
+                                (1u << SPU_DTYPE_MXFP8_E5M2) | (1u << SPU_DTYPE_MXINT8) |
+                                (1u << SPU_DTYPE_MXFP6_E3M2) | (1u << SPU_DTYPE_MXFP6_E2M3) |
+                                (1u << SPU_DTYPE_MXFP4_E2M1));
     spu_close(dev);
 
     // the program-level trap: cfg in=e5m2 on an int8-only model

@@ -36,16 +36,23 @@ enum {
 #include "spu_cfg.def"
 };
 
-const unsigned kMx[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8};
+const unsigned kMx[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8,
+                        SPU_DTYPE_MXFP6_E3M2, SPU_DTYPE_MXFP6_E2M3, SPU_DTYPE_MXFP4_E2M1};
+const unsigned kNarrow[] = {SPU_DTYPE_MXFP6_E3M2, SPU_DTYPE_MXFP6_E2M3, SPU_DTYPE_MXFP4_E2M1};
+const uint32_t kAllMx = (1u << SPU_DTYPE_MXFP8_E4M3) | (1u << SPU_DTYPE_MXFP8_E5M2) | (1u << SPU_DTYPE_MXINT8) |
+                        (1u << SPU_DTYPE_MXFP6_E3M2) | (1u << SPU_DTYPE_MXFP6_E2M3) | (1u << SPU_DTYPE_MXFP4_E2M1);
 
 exact_ref::MxElem elem_of(unsigned in)
 {
-    return in == SPU_DTYPE_MXFP8_E4M3 ? exact_ref::MX_E4M3
-         : in == SPU_DTYPE_MXFP8_E5M2 ? exact_ref::MX_E5M2 : exact_ref::MX_INT8;
+    return in == SPU_DTYPE_MXFP8_E4M3 ? exact_ref::MX_E4M3 : in == SPU_DTYPE_MXFP8_E5M2 ? exact_ref::MX_E5M2
+         : in == SPU_DTYPE_MXFP6_E3M2 ? exact_ref::MX_E3M2 : in == SPU_DTYPE_MXFP6_E2M3 ? exact_ref::MX_E2M3
+         : in == SPU_DTYPE_MXFP4_E2M1 ? exact_ref::MX_E2M1 : exact_ref::MX_INT8;
 }
 spu_mx_fmt lib_of(unsigned in)
 {
-    return in == SPU_DTYPE_MXFP8_E4M3 ? SPU_MX_FP8_E4M3 : in == SPU_DTYPE_MXFP8_E5M2 ? SPU_MX_FP8_E5M2 : SPU_MX_INT8;
+    return in == SPU_DTYPE_MXFP8_E4M3 ? SPU_MX_FP8_E4M3 : in == SPU_DTYPE_MXFP8_E5M2 ? SPU_MX_FP8_E5M2
+         : in == SPU_DTYPE_MXFP6_E3M2 ? SPU_MX_FP6_E3M2 : in == SPU_DTYPE_MXFP6_E2M3 ? SPU_MX_FP6_E2M3
+         : in == SPU_DTYPE_MXFP4_E2M1 ? SPU_MX_FP4_E2M1 : SPU_MX_INT8;
 }
 
 // An MX GEMM's operands: A[M][K] codes, SA[M][nb]; B[K][N] codes, SB[nb][N]
@@ -129,7 +136,45 @@ TEST(Mx, GemmShapeSweepMatchesExactReference)
             EXPECT_EQ(st.mac_active, (s.K + (s.K + 31) / 32) * blocks) << s.M << "x" << s.N << "x" << s.K;
             n++;
         }
-    EXPECT_EQ(n, 21);
+    EXPECT_EQ(n, 42);
+    spu_close(dev);
+}
+
+// mxfp6 / mxfp4 elements are widened to e4m3 codes (spu_load_unit, the
+// model's spu_dp_mx_widen): every product of two byte values (high bits
+// included, which the device ignores) in a 256 x 256 GEMM of K = 1, and
+// every code times 1.0 against the library's decode -- each against the
+// exact reference, which decodes the formats from their definitions.
+TEST(Mx, NarrowElementsEveryCodePair)
+{
+    spu_device *dev = nullptr;
+    ASSERT_EQ(spu_open(&dev, "model"), 0);
+    for (unsigned in : kNarrow) {
+        MxOps o{256, 256, 1, 1, std::vector<uint8_t>(256), std::vector<uint8_t>(256, 127),
+                std::vector<uint8_t>(256), std::vector<uint8_t>(256, 127)};
+        for (uint32_t i = 0; i < 256; i++) o.A[i] = o.B[i] = (uint8_t)i;
+        std::vector<uint32_t> c = run(dev, in, SPU_DTYPE_F32, o);
+        int nonzero = 0;
+        for (uint32_t i = 0; i < 256; i++)
+            for (uint32_t j = 0; j < 256; j++) {
+                const uint32_t w = exact_ref::round_to(exact_ref::F32, ref(in, o, i, j), -32, false, true);
+                ASSERT_EQ(c[(size_t)i * 256 + j], w) << "in " << in << " codes " << i << " x " << j;
+                nonzero += (w & 0x7FFFFFFFu) != 0;
+            }
+        EXPECT_GT(nonzero, 256 * 190) << in;     // most pairs are no zero products (e2m1: 196/256)
+        // the library's value of each code (the high bits masked): code x 1.0
+        const unsigned bits = in == SPU_DTYPE_MXFP4_E2M1 ? 4 : 6;
+        const uint8_t one = in == SPU_DTYPE_MXFP6_E3M2 ? 0x0C : in == SPU_DTYPE_MXFP6_E2M3 ? 0x08 : 0x02;   // 1.0
+        ASSERT_EQ(exact_ref::decode_mx(elem_of(in), one), 1.0);
+        for (uint32_t i = 0; i < 256; i++) {
+            const float lib = spu_mx_dequant(lib_of(in), i & ((1u << bits) - 1u), 127);
+            uint32_t got;
+            std::memcpy(&got, &c[(size_t)i * 256 + one], 4);
+            float g;
+            std::memcpy(&g, &got, 4);
+            EXPECT_EQ(g, lib) << "in " << in << " code " << i;
+        }
+    }
     spu_close(dev);
 }
 
@@ -181,7 +226,9 @@ TEST(Mx, BuildWithoutMxRefusesIt)
     run(dev, SPU_DTYPE_MXINT8, SPU_DTYPE_F32, o, nullptr, SPU_ENOTSUP);
     for (unsigned in : kMx) {
         EXPECT_EQ(spu_model_cfg_check(0x1Du, in, SPU_DTYPE_F32), SPU_TRAP_FORMAT);
-        EXPECT_EQ(spu_model_cfg_check(0x39Du, in, SPU_DTYPE_F32), 0);
+        EXPECT_EQ(spu_model_cfg_check(0x1Du | kAllMx, in, SPU_DTYPE_F32), 0);
+        EXPECT_EQ(spu_model_cfg_check(0x1Du | (kAllMx & ~(1u << in)), in, SPU_DTYPE_F32), SPU_TRAP_FORMAT);
+        EXPECT_EQ(spu_model_cfg_check(0x1Du | kAllMx, SPU_DTYPE_F32, in), SPU_TRAP_ILLEGAL);   // no out
     }
     // the non-MX entry points refuse MX (they have no scales)
     uint8_t a = 1, b = 1;

@@ -324,7 +324,7 @@ TEST_P(RtlCore, FloatGemmMatchesModelAndExactReference)
             }
     }
     if (g.formats != 1) {
-        EXPECT_GT(runs, 50);
+        EXPECT_GT(runs, 100);
     }
 }
 
@@ -1716,9 +1716,19 @@ static uint8_t mx_scale(std::mt19937 &rng, int mode)
     }
 }
 
+// mxfp6 / mxfp4 (the load unit widens them to e4m3 codes): every byte value,
+// high bits included (ignored by the device and the reference alike).
+static exact_ref::MxElem mx_ref_elem(unsigned in)
+{
+    return in == SPU_DTYPE_MXFP8_E4M3 ? exact_ref::MX_E4M3 : in == SPU_DTYPE_MXFP8_E5M2 ? exact_ref::MX_E5M2
+         : in == SPU_DTYPE_MXFP6_E3M2 ? exact_ref::MX_E3M2 : in == SPU_DTYPE_MXFP6_E2M3 ? exact_ref::MX_E2M3
+         : in == SPU_DTYPE_MXFP4_E2M1 ? exact_ref::MX_E2M1 : exact_ref::MX_INT8;
+}
+
 TEST_P(RtlCore, MxGemmMatchesModelAndExactReference)
 {
-    const unsigned ins[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8};
+    const unsigned ins[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8,
+                            SPU_DTYPE_MXFP6_E3M2, SPU_DTYPE_MXFP6_E2M3, SPU_DTYPE_MXFP4_E2M1};
     const uint32_t R = g.rows, C = g.cols;
     std::mt19937 rng(777 + GetParam());
     int runs = 0;
@@ -1729,8 +1739,7 @@ TEST_P(RtlCore, MxGemmMatchesModelAndExactReference)
             expect_trap(SPU_TRAP_FORMAT, 1);
             continue;
         }
-        const exact_ref::MxElem ef = in == SPU_DTYPE_MXFP8_E4M3 ? exact_ref::MX_E4M3
-                                   : in == SPU_DTYPE_MXFP8_E5M2 ? exact_ref::MX_E5M2 : exact_ref::MX_INT8;
+        const exact_ref::MxElem ef = mx_ref_elem(in);
         for (uint32_t K : {1u, 5u, 32u, 33u, 64u, 100u})
             for (int mode = 0; mode < 4; mode++) {
                 const int split = (int)((K + mode) & 1);
@@ -1779,7 +1788,7 @@ TEST_P(RtlCore, MxGemmMatchesModelAndExactReference)
             }
     }
     if (g.formats != 1) {
-        EXPECT_GT(runs, 50);
+        EXPECT_GT(runs, 100);
     }
 }
 
@@ -1790,7 +1799,8 @@ TEST_P(RtlCore, MxGemmMatchesModelAndExactReference)
 TEST_P(RtlCore, MxRandomStreamsMatchModel)
 {
     if (!(g.formats & (1u << SPU_DTYPE_MXFP8_E4M3))) GTEST_SKIP() << "no MX in this build";
-    const unsigned ins[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8};
+    const unsigned ins[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8,
+                            SPU_DTYPE_MXFP6_E3M2, SPU_DTYPE_MXFP6_E2M3, SPU_DTYPE_MXFP4_E2M1};
     std::mt19937 rng(4711 + GetParam());
     auto rnd = [&](uint32_t n) { return (uint32_t)(rng() % n); };
     const uint32_t region = 4096, top = g.spad_bytes;
@@ -1803,7 +1813,7 @@ TEST_P(RtlCore, MxRandomStreamsMatchModel)
         const uint32_t sa = rnd(3) * WB, sb = rnd(3) * WB;
         const uint32_t a0 = rnd(3) == 0 ? top - (1 + rnd(40)) * WB : rnd(512 / WB) * WB;
         const uint32_t b0 = rnd(2) ? top - 2048 + rnd(1024 / WB) * WB : rnd(512 / WB) * WB;
-        std::vector<uint32_t> p = {CFGI(ins[rnd(3)], rnd(2) ? SPU_DTYPE_F32 : SPU_DTYPE_BF16),
+        std::vector<uint32_t> p = {CFGI(ins[rnd(6)], rnd(2) ? SPU_DTYPE_F32 : SPU_DTYPE_BF16),
                                    LI(1, (int32_t)a0), LI(2, (int32_t)b0), LI(3, (int32_t)rnd(70)),
                                    LI(5, (int32_t)sa), LI(6, (int32_t)sb), LI(7, (int32_t)(g.cols * 4)), STRIDE(5, 6, 7),
                                    LI(4, 2048)};
@@ -1811,7 +1821,7 @@ TEST_P(RtlCore, MxRandomStreamsMatchModel)
             p.push_back(MM(1, 2, 3));
             if (rnd(3) == 0) p.push_back(ZACC());
             if (rnd(2)) p.push_back(ST(4));
-            if (rnd(4) == 0) p.push_back(CFGI(ins[rnd(3)], SPU_DTYPE_F32));
+            if (rnd(4) == 0) p.push_back(CFGI(ins[rnd(6)], SPU_DTYPE_F32));
             p.push_back(ADDI(3, 3, (int32_t)rnd(40)));
         }
         p.push_back(ST(4));

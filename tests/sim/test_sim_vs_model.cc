@@ -313,7 +313,9 @@ TEST_F(SimVsModel, FloatGemmShapeSweep)
     ASSERT_EQ(spu_info(sim, &info), 0);
     ASSERT_EQ(info.formats, (1u << SPU_DTYPE_INT8) | (1u << SPU_DTYPE_E4M3) | (1u << SPU_DTYPE_E5M2) |
                                 (1u << SPU_DTYPE_BF16) | (1u << SPU_DTYPE_MXFP8_E4M3) |
-                                (1u << SPU_DTYPE_MXFP8_E5M2) | (1u << SPU_DTYPE_MXINT8));
+                                (1u << SPU_DTYPE_MXFP8_E5M2) | (1u << SPU_DTYPE_MXINT8) |
+                                (1u << SPU_DTYPE_MXFP6_E3M2) | (1u << SPU_DTYPE_MXFP6_E2M3) |
+                                (1u << SPU_DTYPE_MXFP4_E2M1));
     const std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> shapes = {
         {1, 1, 1}, {8, 8, 1}, {1, 19, 33}, {23, 1, 31}, {9, 17, 32}, {16, 16, 100}, {5, 3, 700},
     };
@@ -392,9 +394,13 @@ TEST_F(SimVsModel, MxGemmShapeSweep)
     const std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> shapes = {
         {1, 1, 1}, {8, 8, 32}, {1, 19, 33}, {23, 1, 31}, {9, 17, 64}, {16, 16, 100}, {5, 3, 700},
     };
-    for (unsigned in : {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8}) {
+    for (unsigned in : {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8,
+                        SPU_DTYPE_MXFP6_E3M2, SPU_DTYPE_MXFP6_E2M3, SPU_DTYPE_MXFP4_E2M1}) {
         const exact_ref::MxElem ef = in == SPU_DTYPE_MXFP8_E4M3 ? exact_ref::MX_E4M3
-                                   : in == SPU_DTYPE_MXFP8_E5M2 ? exact_ref::MX_E5M2 : exact_ref::MX_INT8;
+                                   : in == SPU_DTYPE_MXFP8_E5M2 ? exact_ref::MX_E5M2
+                                   : in == SPU_DTYPE_MXFP6_E3M2 ? exact_ref::MX_E3M2
+                                   : in == SPU_DTYPE_MXFP6_E2M3 ? exact_ref::MX_E2M3
+                                   : in == SPU_DTYPE_MXFP4_E2M1 ? exact_ref::MX_E2M1 : exact_ref::MX_INT8;
         for (auto [M, N, K] : shapes) {
             std::mt19937 rng(M * 31 + N * 7 + K + in);
             const uint32_t nb = (K + 31) / 32;
