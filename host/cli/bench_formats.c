@@ -35,8 +35,53 @@ static const char usage[] =
 
 
 
-/* The spu rows of the PPA report whose name carries the format (names end
- * in _<fmt>[_<fmt>...], synth/ppa_table.tsv). */
+/* 1 when the PPA row name spu_<board>_<R>x<C>_<key>[_<key>...] (synth/
+ * ppa_table.tsv, synth/ppa_rows.sh) lists the array dtype `key`. The part
+ * after the geometry is split into array dtype keys (cli_gemm_dtypes, one
+ * per array dtype of spu_cfg.def), longest first,
+ * so "_int8_mxfp8_e4m3" lists int8 and mxfp8_e4m3 but not e4m3; a token
+ * that is no array dtype ("all", a suffix) lists nothing. */
+static int ppa_name_has(const char *name, const char *key)
+{
+    const char *p = name;
+    for (; *p; p++) {       /* the geometry token: _<digits>x<digits>_ */
+        if (*p != '_' || !(p[1] >= '0' && p[1] <= '9'))
+            continue;
+        const char *q = p + 1;
+        while (*q >= '0' && *q <= '9') q++;
+        if (*q != 'x' || !(q[1] >= '0' && q[1] <= '9'))
+            continue;
+        q++;
+        while (*q >= '0' && *q <= '9') q++;
+        if (*q == '_') {
+            p = q + 1;
+            break;
+        }
+    }
+    while (*p) {
+        size_t best = 0;
+        const char *bk = NULL;
+        for (size_t i = 0; i < cli_gemm_ndtypes; i++) {   /* the array dtypes */
+            const char *k = cli_gemm_dtypes[i].key;
+            const size_t l = strlen(k);
+            if (l > best && !strncmp(p, k, l) && (p[l] == 0 || p[l] == '_')) {
+                best = l;
+                bk = k;
+            }
+        }
+        if (!bk) {          /* not a dtype: skip the token */
+            const char *u = strchr(p, '_');
+            best = u ? (size_t)(u - p) : strlen(p);
+        } else if (!strcmp(bk, key)) {
+            return 1;
+        }
+        p += best;
+        if (*p == '_') p++;
+    }
+    return 0;
+}
+
+/* The spu rows of the PPA report whose name lists the format (ppa_name_has). */
 static cJSON *ppa_rows(const cJSON *report, const char *key)
 {
     cJSON *out = cJSON_CreateArray();
@@ -46,15 +91,7 @@ static cJSON *ppa_rows(const cJSON *report, const char *key)
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
         if (!kind || !name || strcmp(kind, "spu"))
             continue;
-        char tok[32];
-        snprintf(tok, sizeof tok, "_%s", key);
-        const char *p = strstr(name, tok);
-        size_t tl = strlen(tok);
-        int hit = 0;
-        for (; p; p = strstr(p + 1, tok))
-            if (p[tl] == 0 || p[tl] == '_')
-                hit = 1;
-        if (!hit)
+        if (!ppa_name_has(name, key))
             continue;
         cJSON *r = cJSON_CreateObject();
         cJSON_AddStringToObject(r, "name", name);

@@ -46,7 +46,9 @@ static const char usage[] =
     "                    errors on the odd-numbered ones\n"
     "  --csv FILE        one row per shape; --plot DIR: gnuplot PNG + SVG plots\n"
     "  --reps N          run each shape N times, keep the fastest wall time\n"
-    "  --dtype D --out D --bias  the GEMM of spu_gemm_epi instead (in int8|e4m3|e5m2,\n"
+    "  --dtype D --out D --bias  the GEMM of spu_gemm_epi instead (in int8|e4m3|e5m2|bf16,\n"
+    "                    or an MX dtype mxfp8_e4m3|mxfp8_e5m2|mxint8|mxfp6_e3m2|mxfp6_e2m3|\n"
+    "                    mxfp4_e2m1 through spu_gemm_mx with E8M0 scales 2^-7..2^6;\n"
     "                    any out, gemm_bias.s): checked piece by piece against the C\n"
     "                    model (every out: the bytes st writes; JSON \"checked\"),\n"
     "                    predicted by the same model; shapes whose K does not fit\n"
@@ -119,6 +121,17 @@ typedef struct row {
     double sim_s, pred_sim_s;  /* measured, predicted (spu_perf_board_time) */
     uint32_t sim_cpb;          /* UART clocks per bit of the simulated link (0: byte port) */
 } row;
+
+/* one GEMM of a kind: spu_gemm_mx for the MX dtypes (with their scales),
+ * spu_gemm_epi for the others */
+static int run_kind(spu_device *dev, unsigned in, const spu_gemm_epilogue *ep, const uint32_t d[3],
+                    const void *A, const uint8_t *SA, const void *B, const uint8_t *SB, void *C,
+                    const spu_gemm_opts *go, spu_gemm_stats *s)
+{
+    if (SA)
+        return spu_gemm_mx(dev, in, ep, d[0], d[1], d[2], A, SA, B, SB, C, go, s);
+    return spu_gemm_epi(dev, in, ep, d[0], d[1], d[2], A, B, C, go, s);
+}
 
 static double rel(double pred, double meas) { return meas ? (pred - meas) / meas : 0; }
 
@@ -358,7 +371,7 @@ int spu_bench_gemm(int argc, char **argv)
         return cli_usage_error("bench gemm", "unexpected argument '%s'", argv[optind]);
     const spu_dtype_desc *ind = spu_dtype_by_key(in_key);
     if (!ind || !ind->array)
-        return cli_usage_error("bench gemm", "--dtype %s: int8, e4m3 or e5m2", in_key);
+        return cli_usage_error("bench gemm", "--dtype %s: int8, e4m3, e5m2, bf16 or an MX dtype", in_key);
     if (!out_key)
         out_key = ind->code == SPU_DTYPE_INT8 ? "int32" : "f32";
     const spu_dtype_desc *od = spu_dtype_by_key(out_key);
@@ -367,6 +380,7 @@ int spu_bench_gemm(int argc, char **argv)
                                out_key);
     const spu_perf_gemm_kind kind = { ind->code, od->code, bias, 0 };
     const int epi = ind->code != SPU_DTYPE_INT8 || od->code != SPU_DTYPE_INT32 || bias;
+    const int mxk = cli_mx_fmt((int)ind->code) >= 0;     /* an MX dtype: spu_gemm_mx */
     if (epi && calib_out)
         return cli_usage_error("bench gemm", "--calibrate fits the int8 GEMM: drop --dtype, --out and --bias");
     char *file_shapes = NULL;
@@ -453,10 +467,17 @@ int spu_bench_gemm(int argc, char **argv)
         parse_shape(p, d);
         p = strchr(p, ',');
         p = p ? p + 1 : "";
-        const size_t na = (size_t)d[0] * d[2], nb = (size_t)d[2] * d[1], nc = (size_t)d[0] * d[1];
+        /* bf16: two bytes per element; MX: E8M0 scales beside the codes */
+        const size_t eb = ind->code == SPU_DTYPE_BF16 ? 2 : 1, nblk = ((size_t)d[2] + 31) / 32;
+        const size_t na = (size_t)d[0] * d[2] * eb, nb = (size_t)d[2] * d[1] * eb, nc = (size_t)d[0] * d[1];
         int8_t *A = malloc(na), *B = malloc(nb);
         int32_t *C = malloc(nc * 4), *R = malloc(nc * 4);
-        if (!A || !B || !C || !R) {
+        uint8_t *SA = mxk ? malloc((size_t)d[0] * nblk) : NULL, *SB = mxk ? malloc(nblk * d[1]) : NULL;
+        if (mxk && SA && SB) {   /* scales 2^-7 .. 2^6 */
+            for (size_t i = 0; i < (size_t)d[0] * nblk; i++) SA[i] = (uint8_t)(120 + i % 14);
+            for (size_t i = 0; i < nblk * d[1]; i++) SB[i] = (uint8_t)(121 + i % 13);
+        }
+        if (!A || !B || !C || !R || (mxk && (!SA || !SB))) {
             ret = cli_fail("bench gemm", "out of memory");
         } else {
             for (size_t i = 0; i < na; i++) A[i] = (int8_t)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 56);
@@ -474,7 +495,7 @@ int spu_bench_gemm(int argc, char **argv)
                     for (uint32_t j = 0; j < d[1]; j++) bv[j] = (double)((int)(j % 7) - 3);
                 ep.bias = bv;
             }
-            rc = epi ? (bias && !bv ? SPU_ENOMEM : spu_gemm_epi(dev, ind->code, &ep, d[0], d[1], d[2], A, B, C, &go, &s))
+            rc = epi ? (bias && !bv ? SPU_ENOMEM : run_kind(dev, ind->code, &ep, d, A, SA, B, SB, C, &go, &s))
                      : spu_gemm_i8(dev, d[0], d[1], d[2], A, B, C, &go, &s);
             if (epi && rc == SPU_ENOTSUP) {   /* K beyond one piece: this output needs the whole sum */
                 if (!json)
@@ -485,6 +506,8 @@ int spu_bench_gemm(int argc, char **argv)
                 free(B);
                 free(C);
                 free(R);
+                free(SA);
+                free(SB);
                 continue;
             }
             const int simt_ok = simt && rc == 0 && spu_sim_time(dev, &t1) == 0;
@@ -492,7 +515,7 @@ int spu_bench_gemm(int argc, char **argv)
              * noise only ever adds time); the counters are the same each run */
             for (uint64_t rep = 1; rc == 0 && rep < reps; rep++) {
                 spu_gemm_stats s2;
-                rc = epi ? spu_gemm_epi(dev, ind->code, &ep, d[0], d[1], d[2], A, B, C, &go, &s2)
+                rc = epi ? run_kind(dev, ind->code, &ep, d, A, SA, B, SB, C, &go, &s2)
                          : spu_gemm_i8(dev, d[0], d[1], d[2], A, B, C, &go, &s2);
                 if (rc == 0 && s2.wall_s < s.wall_s)
                     s.wall_s = s2.wall_s;
@@ -542,6 +565,8 @@ int spu_bench_gemm(int argc, char **argv)
         free(B);
         free(C);
         free(R);
+        free(SA);
+        free(SB);
     }
     const spu_perf_hw hw0 = hw;   /* before calibration: the board-time fit starts here */
     /* calibration on the even-numbered shapes, the device speed measured */

@@ -30,7 +30,9 @@ static const char usage_top[] =
 static const char usage_gemm[] =
     "usage: spu roofline gemm --m M --n N --k K [--dtype D] [--out D] [--bias] [--relu]\n"
     "                         [--device URI | --hw HW.json] [--json] [--export scalesim DIR]\n"
-    "Predicts a GEMM (spu gemm: spu_gemm_i8, or spu_gemm_epi with --dtype int8|e4m3|e5m2,\n"
+    "Predicts a GEMM (spu gemm: spu_gemm_i8, or spu_gemm_epi with --dtype int8|e4m3|e5m2|bf16,\n"
+    "or spu_gemm_mx with --dtype mxfp8_e4m3|mxfp8_e5m2|mxint8|mxfp6_e3m2|mxfp6_e2m3|mxfp4_e2m1:\n"
+    "K + ceil(K/32) words, the E8M0 scale words in the link bytes),\n"
     "--out int32|int8|f32|bf16|f16|e4m3|e5m2 (default int32 for int8, else f32), --bias\n"
     "(firmware/gemm_bias.s), --relu) on an SPU configuration without\n"
     "running it: device cycles (exact, from docs/isa.md costs and the host's piece\n"
@@ -182,7 +184,8 @@ int spu_roofline_gemm(int argc, char **argv)
         return cli_usage_error(C, "--m, --n and --k are required");
     const spu_dtype_desc *ind = spu_dtype_by_key(dtype);
     if (!ind || !ind->array)
-        return cli_usage_error(C, "--dtype %s: the SPU array takes int8, e4m3, e5m2 or bf16; "
+        return cli_usage_error(C, "--dtype %s: the SPU array takes int8, e4m3, e5m2, bf16 or an MX dtype "
+                               "(mxfp8_e4m3 mxfp8_e5m2 mxint8 mxfp6_e3m2 mxfp6_e2m3 mxfp4_e2m1); "
                                "use spu roofline model for other formats", dtype);
     if (!outs)
         outs = ind->code == SPU_DTYPE_INT8 ? "int32" : "f32";

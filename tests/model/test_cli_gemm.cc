@@ -1,11 +1,13 @@
 // test_cli_gemm.cc -- `spu gemm` and `spu info` end to end through the built
 // binary: .npy in and out, --json keys, exit codes on bad input.
+#include <cjson/cJSON.h>
 #include <gtest/gtest.h>
 
 #include "run_cmd.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <string>
 #include <sys/wait.h>
@@ -128,6 +130,48 @@ TEST(CliBench, FormatsTableEveryCarriedFormat)
     EXPECT_EQ(r.out.find("\"format\":\"e4m3\""), std::string::npos);
     EXPECT_EQ(sh(kSpu + " bench formats --k 0").code, 2);
     EXPECT_EQ(sh(kSpu + " bench formats --device nowhere:").code, 1);
+}
+
+// The PPA rows of a format: names spu_<board>_<R>x<C>_<key>[_<key>...] split
+// into dtype keys, so mxfp8_e4m3's rows are not e4m3's; the MX rows, the
+// narrow formats included, are in the table.
+TEST(CliBench, FormatsPpaRowsMatchTheFormatExactly)
+{
+    const std::string rep = tmp("ppa.json");
+    FILE *f = fopen(rep.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fputs("{\"entries\":["
+          "{\"kind\":\"spu\",\"name\":\"spu_icebreaker_4x4_int8\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":100,\"fmax_mhz\":30},"
+          "{\"kind\":\"spu\",\"name\":\"spu_icebreaker_4x4_int8_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":200,\"fmax_mhz\":29},"
+          "{\"kind\":\"spu\",\"name\":\"spu_icebreaker_4x4_int8_mxfp8_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":300,\"fmax_mhz\":28},"
+          "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_int8_e4m3_e5m2\",\"device\":\"hx8k\",\"status\":\"ok\",\"lcs\":400,\"fmax_mhz\":27},"
+          "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_int8_mxfp4_e2m1\",\"device\":\"hx8k\",\"status\":\"fail\",\"lcs\":null,\"fmax_mhz\":null},"
+          "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_all\",\"device\":\"hx8k\",\"status\":\"ok\",\"lcs\":900,\"fmax_mhz\":20},"
+          "{\"kind\":\"unit\",\"name\":\"spu_mul_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":50,\"fmax_mhz\":90}"
+          "]}", f);
+    fclose(f);
+    auto r = sh(kSpu + " bench formats --device model --m 8 --n 8 --k 40 --ppa " + rep + " --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    cJSON *root = cJSON_Parse(r.out.c_str());
+    ASSERT_NE(root, nullptr) << r.out;
+    std::map<std::string, std::string> names;   // format -> its row names, space separated
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(root, "results")) {
+        std::string l;
+        cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(e, "ppa")) l += std::string(cJSON_GetObjectItem(p, "name")->valuestring) + " ";
+        names[cJSON_GetObjectItem(e, "format")->valuestring] = l;
+    }
+    cJSON_Delete(root);
+    EXPECT_EQ(names["e4m3"], "spu_icebreaker_4x4_int8_e4m3 spu_hx8k_4x4_int8_e4m3_e5m2 ");
+    EXPECT_EQ(names["e5m2"], "spu_hx8k_4x4_int8_e4m3_e5m2 ");
+    EXPECT_EQ(names["mxfp8_e4m3"], "spu_icebreaker_4x4_int8_mxfp8_e4m3 ");
+    EXPECT_EQ(names["mxfp4_e2m1"], "spu_hx8k_4x4_int8_mxfp4_e2m1 ");
+    EXPECT_EQ(names["mxfp6_e2m3"], "");
+    EXPECT_EQ(names["int8"], "spu_icebreaker_4x4_int8 spu_icebreaker_4x4_int8_e4m3 spu_icebreaker_4x4_int8_mxfp8_e4m3 "
+                             "spu_hx8k_4x4_int8_e4m3_e5m2 spu_hx8k_4x4_int8_mxfp4_e2m1 ");
+    for (const char *fm : {"mxfp8_e4m3", "mxfp8_e5m2", "mxint8", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1"})
+        EXPECT_EQ(names.count(fm), 1u) << fm << " row missing";
 }
 
 TEST(CliGemm, NpyInAndOut)

@@ -303,4 +303,71 @@ TEST(MxCli, GemmJsonCodesAndErrors)
     for (spu_tensor *t : {&a, &b, &sa, &sb}) spu_tensor_free(t);
 }
 
+// spu gemm --dtype mxfp6_e3m2|mxfp6_e2m3|mxfp4_e2m1: float32 quantized along K
+// (bitexact, errors vs fp64 in the range of their element bits), raw codes
+// with scales (a chosen result), a code with bits above the format refused,
+// a device without the format refused by name.
+TEST(MxCli, NarrowGemmJsonCodesAndErrors)
+{
+    std::string o;
+    double sq[3];
+    int n = 0;
+    for (const char *dt : {"mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1"}) {
+        ASSERT_EQ(run_cmd(kSpu + " gemm --device model --dtype " + dt + " --m 9 --n 14 --k 70 --seed 3 --json", &o,
+                          true), 0) << o;
+        for (const char *key : {"\"bitexact\":true", "\"mismatches\":0", "\"max_abs_err\":", "\"sqnr_db\":"})
+            EXPECT_NE(o.find(key), std::string::npos) << key << " in " << o;
+        EXPECT_NE(o.find(std::string("\"dtype\":\"") + dt + "\""), std::string::npos) << o;
+        sq[n++] = std::atof(o.c_str() + o.find("\"sqnr_db\":") + 10);
+    }
+    // more mantissa bits, more SQNR: e2m3 (3) > e3m2 (2) > e2m1 (1)
+    EXPECT_GT(sq[1], sq[0] + 3) << sq[0] << " " << sq[1];
+    EXPECT_GT(sq[0], sq[2] + 3) << sq[0] << " " << sq[2];
+    EXPECT_GT(sq[2], 5.0);
+    // codes: mxfp4_e2m1 A = [1.0 x 32 | 0.5] (codes 0x2, 0x1; scale 2^0), B = 2.0 (code 0x4) x 2^1 = 4
+    const uint32_t K = 33, N = 2, nb = 2;
+    spu_tensor a{}, b{}, sa{}, sb{};
+    size_t da[2] = {1, K}, db[2] = {K, N}, dsa[2] = {1, nb}, dsb[2] = {nb, N};
+    ASSERT_EQ(spu_tensor_alloc(&a, SPU_NPY_UINT8, 2, da), 0);
+    ASSERT_EQ(spu_tensor_alloc(&b, SPU_NPY_UINT8, 2, db), 0);
+    ASSERT_EQ(spu_tensor_alloc(&sa, SPU_NPY_UINT8, 2, dsa), 0);
+    ASSERT_EQ(spu_tensor_alloc(&sb, SPU_NPY_UINT8, 2, dsb), 0);
+    for (uint32_t k = 0; k < K; k++) ((uint8_t *)a.data)[k] = k < 32 ? 0x2 : 0x1;
+    for (uint32_t i = 0; i < K * N; i++) ((uint8_t *)b.data)[i] = i % 2 ? 0xC : 0x4;   // column 1: -2.0
+    ((uint8_t *)sa.data)[0] = ((uint8_t *)sa.data)[1] = 127;
+    for (uint32_t i = 0; i < nb * N; i++) ((uint8_t *)sb.data)[i] = 128;
+    for (auto [t, nm] : {std::pair{&a, "na.npy"}, {&b, "nb.npy"}, {&sa, "nsa.npy"}, {&sb, "nsb.npy"}})
+        ASSERT_EQ(spu_npy_save(tmp(nm).c_str(), t), 0);
+    const std::string files = " --a " + tmp("na.npy") + " --b " + tmp("nb.npy");
+    const std::string scales = " --a-scales " + tmp("nsa.npy") + " --b-scales " + tmp("nsb.npy");
+    ASSERT_EQ(run_cmd(kSpu + " gemm --device model --dtype mxfp4_e2m1 --codes" + files + scales + " --out " +
+                      tmp("nc.npy") + " --json", &o, true), 0) << o;
+    EXPECT_NE(o.find("\"bitexact\":true"), std::string::npos) << o;
+    spu_tensor c{};
+    char err[256];
+    ASSERT_EQ(spu_npy_load(tmp("nc.npy").c_str(), &c, err, sizeof err), 0) << err;
+    EXPECT_EQ(((float *)c.data)[0], 130.0f);     // 32 x 1 x 4 + 0.5 x 4
+    EXPECT_EQ(((float *)c.data)[1], -130.0f);
+    spu_tensor_free(&c);
+    // the same bytes as mxfp6_e2m3 are other values: 0x2 = 0.25, 0x1 = 0.125, 0x4 = 0.5, 0xC = 1.5
+    ASSERT_EQ(run_cmd(kSpu + " gemm --device model --dtype mxfp6_e2m3 --codes" + files + scales + " --out " +
+                      tmp("nc.npy") + " --json", &o, true), 0) << o;
+    ASSERT_EQ(spu_npy_load(tmp("nc.npy").c_str(), &c, err, sizeof err), 0) << err;
+    EXPECT_EQ(((float *)c.data)[0], 8.125f);     // 32 x 0.25 x 1 + 0.125 x 1
+    EXPECT_EQ(((float *)c.data)[1], 24.375f);    // 32 x 0.25 x 3 + 0.125 x 3
+    spu_tensor_free(&c);
+    // a byte with a bit above fp4's 4 bits: refused, exit 1, named
+    ((uint8_t *)a.data)[5] = 0x12;
+    ASSERT_EQ(spu_npy_save(tmp("na.npy").c_str(), &a), 0);
+    EXPECT_EQ(run_cmd(kSpu + " gemm --device model --dtype mxfp4_e2m1 --codes" + files + scales, &o, false), 1) << o;
+    EXPECT_NE(o.find("is no mxfp4_e2m1 code"), std::string::npos) << o;
+    // ... but fits fp6's 6 bits
+    EXPECT_EQ(run_cmd(kSpu + " gemm --device model --dtype mxfp6_e3m2 --codes" + files + scales, &o, false), 0) << o;
+    // a device with the mxfp8 / mxint8 formats but not the narrow ones (0x39D = 925)
+    EXPECT_EQ(run_cmd(kSpu + " gemm --device 'model?formats=925' --dtype mxfp6_e3m2 --m 2 --n 2 --k 2", &o, false), 1)
+        << o;
+    EXPECT_NE(o.find("does not carry mxfp6_e3m2"), std::string::npos) << o;
+    for (spu_tensor *t : {&a, &b, &sa, &sb}) spu_tensor_free(t);
+}
+
 }  // namespace

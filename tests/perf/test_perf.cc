@@ -207,6 +207,95 @@ TEST(PerfGemm, EpilogueKindsExactOnModel)
     EXPECT_LE(es.max(), 0.03);
 }
 
+// MX GEMMs (spu_gemm_mx: K + ceil(K/32) words per panel, the scale words
+// in the link bytes) over shapes (K = 1, K not a multiple of 32, one row /
+// column, several row and column blocks) for every MX dtype, outs and bias /
+// relu, on three model geometries: cycles, pieces, stalls, instructions,
+// mac_active and link bytes equal (0 % error); a K whose words do not fit one
+// piece is refused by both.
+TEST(PerfGemm, MxKindsExactOnModel)
+{
+    const unsigned mxs[] = {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8,
+                            SPU_DTYPE_MXFP6_E3M2, SPU_DTYPE_MXFP6_E2M3, SPU_DTYPE_MXFP4_E2M1};
+    const unsigned outs[] = {SPU_DTYPE_F32, SPU_DTYPE_BF16, SPU_DTYPE_F16, SPU_DTYPE_E4M3, SPU_DTYPE_INT8};
+    const uint32_t shapes[][3] = {{1, 1, 1}, {8, 8, 32}, {1, 19, 33}, {23, 1, 31}, {37, 29, 300}, {64, 70, 65},
+                                  {9, 130, 100}, {5, 3, 1000}};
+    int runs = 0, refused = 0;
+    for (const char *uri : {"model", "model?lanes=1", "model?banks=2&spad=32768&lanes=2"}) {
+        spu_device *dev = nullptr;
+        ASSERT_EQ(spu_open(&dev, uri), 0) << uri;
+        spu_info_t in;
+        ASSERT_EQ(spu_info(dev, &in), 0);
+        spu_perf_hw hw;
+        spu_perf_hw_from_info(&hw, &in);
+        std::mt19937 rng(99);
+        for (unsigned mx : mxs)
+            for (const auto &sh3 : shapes) {
+                const uint32_t M = sh3[0], N = sh3[1], K = sh3[2], nb = (K + 31) / 32;
+                const unsigned out = outs[rng() % 5];
+                const int bias = rng() % 2, relu = rng() % 2;
+                std::vector<uint8_t> A((size_t)M * K), B((size_t)K * N), SA((size_t)M * nb), SB((size_t)nb * N);
+                for (auto &v : A) v = (uint8_t)(rng() & 0x37);
+                for (auto &v : B) v = (uint8_t)(rng() & 0x37);
+                for (auto &v : SA) v = (uint8_t)(120 + rng() % 14);
+                for (auto &v : SB) v = (uint8_t)(120 + rng() % 14);
+                std::vector<double> bv(N, 1.5);
+                std::vector<uint8_t> C((size_t)M * N * 4);
+                spu_gemm_epilogue e = {out, relu, 0, 0, SPU_ROUND_RNE, bias ? bv.data() : nullptr};
+                spu_gemm_stats s{};
+                const std::string what = std::string(uri) + " " + std::to_string(M) + "x" + std::to_string(N) +
+                                         "x" + std::to_string(K) + " in " + std::to_string(mx) + " out " +
+                                         std::to_string(out) + (bias ? " bias" : "") + (relu ? " relu" : "");
+                const int rc = spu_gemm_mx(dev, mx, &e, M, N, K, A.data(), SA.data(), B.data(), SB.data(), C.data(),
+                                           nullptr, &s);
+                const spu_perf_gemm_kind kind = {mx, out, bias, relu};
+                spu_perf_gemm g;
+                if (rc == SPU_ENOTSUP) {
+                    EXPECT_EQ(spu_perf_gemm_predict_ex(&hw, &kind, M, N, K, &g), SPU_ENOTSUP) << what;
+                    refused++;
+                    continue;
+                }
+                ASSERT_EQ(rc, 0) << what;
+                ASSERT_EQ(spu_perf_gemm_predict_ex(&hw, &kind, M, N, K, &g), 0) << what;
+                EXPECT_EQ(g.cycles, s.cycles) << what;
+                EXPECT_EQ(g.pieces, s.pieces) << what;
+                EXPECT_EQ(g.stall_drain, s.stall_drain) << what;
+                EXPECT_EQ(g.stall_bank, s.stall_bank) << what;
+                EXPECT_EQ(g.instret, s.instret) << what;
+                EXPECT_EQ(g.mac_active, s.mac_active) << what;
+                EXPECT_EQ(g.macs, (uint64_t)M * N * K) << what;
+                runs++;
+            }
+        spu_close(dev);
+    }
+    printf("mx gemm kinds: %d calls exact (cycles, pieces, stalls, instret, mac_active), %d refused by both\n", runs,
+           refused);
+    EXPECT_GE(runs, 130);
+    EXPECT_GE(refused, 1);    // 5x3x1000 on the 32 KiB scratchpad
+    // the link bytes of a call with the scale words, against the sim's measured bytes
+    spu_device *sim = nullptr;
+    ASSERT_EQ(spu_open(&sim, "sim"), 0);
+    spu_info_t si;
+    ASSERT_EQ(spu_info(sim, &si), 0);
+    spu_perf_hw shw;
+    spu_perf_hw_from_info(&shw, &si);
+    for (unsigned mx : {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP4_E2M1}) {
+        const uint32_t M = 20, N = 12, K = 70, nb = 3;
+        std::vector<uint8_t> A((size_t)M * K, 0x11), B((size_t)K * N, 0x12), SA(M * nb, 127), SB(nb * N, 127);
+        std::vector<uint8_t> C((size_t)M * N * 4);
+        const spu_gemm_epilogue e = {SPU_DTYPE_F32, 0, 0, 0, SPU_ROUND_RNE, nullptr};
+        spu_gemm_opts o = {1, 0};
+        spu_gemm_stats s{};
+        ASSERT_EQ(spu_gemm_mx(sim, mx, &e, M, N, K, A.data(), SA.data(), B.data(), SB.data(), C.data(), &o, &s), 0);
+        const spu_perf_gemm_kind kind = {mx, SPU_DTYPE_F32, 0, 0};
+        spu_perf_gemm g;
+        ASSERT_EQ(spu_perf_gemm_predict_ex(&shw, &kind, M, N, K, &g), 0);
+        EXPECT_EQ(g.cycles, s.cycles) << mx;
+        EXPECT_NEAR((double)g.link_bytes, (double)s.link_bytes, 0.01 * (double)s.link_bytes) << mx;
+    }
+    spu_close(sim);
+}
+
 TEST(PerfGemm, EpilogueNeedsOnePieceOfK)
 {
     spu_perf_hw hw;
@@ -920,6 +1009,41 @@ TEST(PerfCli, BenchGemmKinds)
     cJSON_Delete(j);
     EXPECT_EQ(sh(kSpu + " bench gemm --device model --bias --sweep --calibrate /tmp/x.json").code, 2);
     EXPECT_EQ(sh(kSpu + " bench gemm --device model --dtype e4m3 --out int32 --shapes 8x8x8").code, 2);
+}
+
+// spu roofline gemm / spu bench gemm with an MX dtype: the prediction equals
+// the cycles spu gemm measures on the model (K + ceil(K/32) word steps), and
+// the link bytes grow with the scale words.
+TEST(PerfCli, RooflineAndBenchGemmMx)
+{
+    for (const char *dt : {"mxfp8_e4m3", "mxint8", "mxfp6_e2m3", "mxfp4_e2m1"}) {
+        auto g = sh(kSpu + " gemm --device model --dtype " + dt + " --m 40 --n 24 --k 100 --json");
+        ASSERT_EQ(g.code, 0) << g.out;
+        auto r = sh(kSpu + " roofline gemm --device model --dtype " + dt + " --m 40 --n 24 --k 100 --json");
+        ASSERT_EQ(r.code, 0) << r.out;
+        EXPECT_EQ(json_num(r.out, "cycles"), json_num(g.out, "cycles")) << dt << " " << r.out << " " << g.out;
+        auto b = sh(kSpu + " bench gemm --device model --dtype " + dt +
+                    " --out bf16 --bias --shapes 8x8x8,37x29x300,9x70x33,64x64x9000 --json");
+        ASSERT_EQ(b.code, 0) << b.out;
+        cJSON *j = cJSON_Parse(b.out.c_str());
+        ASSERT_NE(j, nullptr) << b.out;
+        cJSON *res = cJSON_GetObjectItem(j, "results");
+        ASSERT_EQ(cJSON_GetArraySize(res), 3) << b.out;   // 64x64x9000: K + ceil(K/32) beyond one piece
+        for (int i = 0; i < 3; i++) {
+            cJSON *o = cJSON_GetArrayItem(res, i);
+            EXPECT_EQ(cJSON_GetObjectItem(o, "cycles")->valuedouble,
+                      cJSON_GetObjectItem(o, "predicted_cycles")->valuedouble) << dt << " " << i;
+        }
+        cJSON_Delete(j);
+    }
+    // the scale words: mxfp8_e4m3 moves more bytes and cycles than e4m3 on the same shape
+    auto e4 = sh(kSpu + " roofline gemm --dtype e4m3 --m 64 --n 64 --k 256 --json");
+    auto mx = sh(kSpu + " roofline gemm --dtype mxfp8_e4m3 --m 64 --n 64 --k 256 --json");
+    ASSERT_EQ(e4.code, 0) << e4.out;
+    ASSERT_EQ(mx.code, 0) << mx.out;
+    EXPECT_EQ(json_num(mx.out, "cycles") - json_num(e4.out, "cycles"), 64.0 * 8);   // 8 scale words x 64 blocks
+    EXPECT_GT(json_num(mx.out, "link_bytes"), json_num(e4.out, "link_bytes"));
+    EXPECT_EQ(sh(kSpu + " roofline gemm --dtype mxfp9 --m 8 --n 8 --k 8").code, 2);
 }
 
 TEST(PerfCli, RooflineModelOutputs)

@@ -261,9 +261,9 @@ TEST_P(RtlCore, CfgFormatsTrapAsTheModelSays)
         }
     if (g.formats == 1) {
         EXPECT_EQ(n_ok, 2);     // int8 -> int8 / int32
-        EXPECT_EQ(n_fmt, 47);   // e4m3, e5m2, bf16, 3 MX x 7 outs; int8 -> f32 bf16 f16 e4m3 e5m2
+        EXPECT_EQ(n_fmt, 68);   // e4m3, e5m2, bf16, 6 MX x 7 outs; int8 -> f32 bf16 f16 e4m3 e5m2
     } else {
-        EXPECT_EQ(n_ok, 49);    // 7 ins (int8 e4m3 e5m2 bf16 + 3 MX) x 7 outs
+        EXPECT_EQ(n_ok, 70);    // 10 ins (int8 e4m3 e5m2 bf16 + 6 MX) x 7 outs
         EXPECT_EQ(n_fmt, 0);
     }
 }

@@ -331,8 +331,10 @@ int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *ki
     if (!hw || !kind || !out || !M || !N || !K || strcmp(hw->kind, "spu") || !(hw->clock_hz > 0) ||
         !(hw->link_bytes_per_s >= 0))
         return SPU_EINVAL;
-    const int in_float = kind->in_dtype == SPU_DTYPE_E4M3 || kind->in_dtype == SPU_DTYPE_E5M2 ||
-                         kind->in_dtype == SPU_DTYPE_BF16;
+    const unsigned in = kind->in_dtype;
+    const int mx = in == SPU_DTYPE_MXFP8_E4M3 || in == SPU_DTYPE_MXFP8_E5M2 || in == SPU_DTYPE_MXINT8 ||
+                   in == SPU_DTYPE_MXFP6_E3M2 || in == SPU_DTYPE_MXFP6_E2M3 || in == SPU_DTYPE_MXFP4_E2M1;
+    const int in_float = in == SPU_DTYPE_E4M3 || in == SPU_DTYPE_E5M2 || in == SPU_DTYPE_BF16 || mx;
     const spu_dtype_desc *od = spu_dtype_by_code(kind->out_dtype);
     if ((kind->in_dtype != SPU_DTYPE_INT8 && !in_float) || !od ||
         (kind->out_dtype == SPU_DTYPE_INT32 && in_float))
@@ -342,10 +344,14 @@ int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *ki
      * (gemm.c gemm_run's eb). Every bf16 out needs K in one piece, so a
      * piece never splits a step. */
     const uint32_t eb = kind->in_dtype == SPU_DTYPE_BF16 ? 2 : 1;
-    if ((uint64_t)K * eb > UINT32_MAX)
+    /* MX (spu_gemm_mx): K element words and a scale word after every 32 and
+     * after the last, K + ceil(K/32) words in one piece; the mm costs as an
+     * int8 mm of that many steps and the panels carry the scale words */
+    const uint64_t kwords = mx ? (uint64_t)K + ((uint64_t)K + 31) / 32 : (uint64_t)K * eb;
+    if (kwords > UINT32_MAX)
         return SPU_ENOTSUP;
     const uint32_t macs_k = K;
-    K *= eb;
+    K = (uint32_t)kwords;
     spu_info_t info;
     spu_perf_hw_to_info(hw, &info);
     spu_gemm_plan p;
