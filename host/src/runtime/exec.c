@@ -16,6 +16,7 @@
  *    product of the two scales (exact) and adds the bias.
  */
 #include "runtime_internal.h"
+#include "spu/conv.h"
 #include "spu/gemm.h"
 #include "spu/numerics.h"
 #include "spu/vector.h"
@@ -611,6 +612,23 @@ static int chain_gemm(ectx *e, const rt_node *n, const int8_t *x, size_t B, int8
     size_t M = B;
     int8_t *cols = NULL;
     const int8_t *A = x;
+    if (rt_conv_on_device(net, n, e->fmt, &e->info)) {
+        /* the device: taps accumulated in the array from the HWC codes
+         * (firmware/conv_tap.s; docs/runtime.md "Convolution on the device") */
+        const int f = e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2, f8 = e->fmt != SPU_NET_INT8;
+        const unsigned dt = net_formats[e->fmt].dtype;
+        const spu_gemm_epilogue epi = { dt, n->fused_relu > 0, 0, f8 ? 0 : n->ch_shift, 0,
+                                        f8 ? n->ch_biasf[f] : n->ch_bias };
+        spu_gemm_stats gs = { 0 };
+        const int rc = spu_conv2d_hwc(e->dev, dt, &epi, (uint32_t)B, (uint32_t)n->H, (uint32_t)n->W,
+                                      (uint32_t)n->C, (uint32_t)n->k, (uint32_t)n->pad, x, (uint32_t)N,
+                                      f8 ? (const void *)n->ch_wf[f] : (const void *)n->ch_wq, y, &gs);
+        if (!rc) {
+            account(e, &gs, NULL, 0);
+            account_vec(e, &(spu_vec_stats){ 0 }, y, B * n->OH * n->OW * N);
+        }
+        return rc;
+    }
     if (n->kind == RT_CONV2D) {             /* host: im2col of the HWC codes, K in (c, kh, kw) order */
         const size_t C = n->C, H = n->H, W = n->W, P = n->OH * n->OW;
         M = B * P;
@@ -720,6 +738,19 @@ static int run_batch_chain(ectx *e, const float *images, size_t B, float *logits
             free(q[i]);
     free(q);
     return rc;
+}
+
+/* Does the chain run this node as a convolution on the device
+ * (spu_conv2d_hwc), with no im2col on the host? */
+int rt_conv_on_device(const spu_net *net, const rt_node *n, spu_net_format fmt, const spu_info_t *info)
+{
+    const char *env = getenv("SPU_INFER_HOST_IM2COL");     /* before/after measurements, tests */
+    if (env && *env && strcmp(env, "0"))
+        return 0;
+    return n->kind == RT_CONV2D && !n->ch_last && n->stride == 1 && n->k == n->kw &&
+           (fmt == SPU_NET_INT8 ? net->chain : net->chain_f8) &&
+           spu_conv2d_hwc_supported(info, net_formats[fmt].dtype, (uint32_t)n->C, (uint32_t)n->k,
+                                    (uint32_t)n->g[0].N);
 }
 
 /* Can the chain run on this device? The plan exists (chain.c) for the
