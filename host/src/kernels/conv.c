@@ -11,6 +11,8 @@
  *
  * Scratchpad plan: [weights | bias | identity | Y] from 0, then T from the
  * second bank (the A operand of phase 2 never shares a bank with B), then X.
+ * Every output block is one mm of k*k*C k-steps (the taps, one stride apart
+ * in T's row-interleaved layout) and one st.
  */
 #include "spu/conv.h"
 #include "spu/isa.h"
@@ -23,7 +25,7 @@
 
 #define CONV_TIMEOUT_MS 60000
 #define PH_FIRST 1001
-#define PH_COUNT 24
+#define PH_COUNT 26
 #define LI_MAX ((1 << 21) - 1)
 #define ADDI_MAX ((1 << 17) - 1)
 
@@ -65,7 +67,7 @@ typedef struct cplan {
 static int plan_for(const spu_info_t *in, uint32_t C, uint32_t k, uint32_t N, cplan *p)
 {
     const uint32_t wb = p->wb, bank = in->spad_bytes / (in->spad_banks ? in->spad_banks : 1);
-    p->Lp = (p->R + k - 1) * p->Wp;
+    p->Lp = (p->R + k - 1) * p->Wp;   /* T: R + k - 1 rows of k*C*Wp bytes */
     uint64_t a = 0;
     p->a_w = 0;                     a += (uint64_t)p->NB * p->K * wb;
     p->a_bias = (uint32_t)a;        a += (uint64_t)p->NB * wb * p->bb;
@@ -73,9 +75,10 @@ static int plan_for(const spu_info_t *in, uint32_t C, uint32_t k, uint32_t N, cp
     p->a_y = rup(a, wb);            a = p->a_y + (uint64_t)p->R * p->Wp * N;
     a = a <= bank ? bank : rup(a, wb);
     p->a_t = (uint32_t)a;           a += (uint64_t)k * C * p->Lp;
-    p->a_x = rup(a, wb);            a = p->a_x + (C > 1 ? (uint64_t)(p->R + k) * p->Wp * C : 0);
-    if (a > in->spad_bytes || a > LI_MAX || (uint64_t)C * p->Lp > ADDI_MAX ||
-        (uint64_t)wb * p->Lp > ADDI_MAX || (uint64_t)wb * N > ADDI_MAX || (uint64_t)p->K * wb > ADDI_MAX)
+    p->a_x = rup(a, wb);            a = p->a_x + (C > 1 ? (uint64_t)(p->R + k + 1) * p->Wp * C : 0);
+    if (a > in->spad_bytes || a > LI_MAX || (uint64_t)k * C * p->Wp > ADDI_MAX ||
+        (uint64_t)wb * p->Wp > ADDI_MAX || (uint64_t)wb * N > ADDI_MAX || (uint64_t)p->K * wb > ADDI_MAX ||
+        (uint64_t)wb * C > ADDI_MAX)
         return -1;
     p->end = (uint32_t)a;
     return 0;
@@ -168,12 +171,12 @@ int spu_conv2d_hwc(spu_device *dev, unsigned dt, const spu_gemm_epilogue *epi, u
     if (!R)
         return SPU_ENOTSUP;
     const uint32_t npieces = (rtot + R - 1) / R;
-    const size_t xrows = (size_t)npieces * R + k + 1, pix = (size_t)p.Wp * C;
+    const size_t xrows = (size_t)npieces * R + k + 2, pix = (size_t)p.Wp * C;
     uint8_t *xp = calloc(xrows * pix, 1), *wp = calloc((size_t)p.NB * p.K * p.wb, 1);
     uint8_t *bias = calloc((size_t)p.NB * p.wb * p.bb, 1), *id = calloc((size_t)p.wb * p.wb, 1);
-    uint8_t *yb = malloc((size_t)R * p.Wp * N);
+    uint8_t *yb = malloc((size_t)R * p.Wp * N), *tb = C == 1 ? malloc((size_t)(R + k) * k * p.Wp) : NULL;
     uint32_t *words = malloc(spu_fw_conv_tap.nwords * sizeof *words);
-    if (!xp || !wp || !bias || !id || !yb || !words) {
+    if (!xp || !wp || !bias || !id || !yb || !words || (C == 1 && !tb)) {
         rc = SPU_ENOMEM;
         goto out;
     }
@@ -183,14 +186,14 @@ int spu_conv2d_hwc(spu_device *dev, unsigned dt, const spu_gemm_epilogue *epi, u
         for (uint32_t h = 0; h < H; h++)
             memcpy(xp + ((size_t)(b * p.Hp + pad + h) * p.Wp + pad) * C, xs + ((size_t)b * H + h) * W * C,
                    (size_t)W * C);
-    /* weight panels: column block jb, word (kw*k + kh)*C + c, byte j */
+    /* weight panels: column block jb, word t = (kh*k + kw)*C + c, byte j */
     const uint8_t *ws = w;
     for (uint32_t jb = 0; jb < p.NB; jb++)
-        for (uint32_t kw = 0; kw < k; kw++)
-            for (uint32_t kh = 0; kh < k; kh++)
+        for (uint32_t kh = 0; kh < k; kh++)
+            for (uint32_t kw = 0; kw < k; kw++)
                 for (uint32_t c = 0; c < C; c++)
                     for (uint32_t j = 0; j < p.wb; j++)
-                        wp[(((size_t)jb * k * k + kw * k + kh) * C + c) * p.wb + j] =
+                        wp[(((size_t)jb * k * k + kh * k + kw) * C + c) * p.wb + j] =
                             ws[(((size_t)c * k + kh) * k + kw) * N + jb * p.wb + j];
     for (uint32_t n = 0; n < N; n++) {   /* bias on the accumulator grid, as spu_gemm_epi */
         int64_t v = 0;
@@ -208,11 +211,11 @@ int spu_conv2d_hwc(spu_device *dev, unsigned dt, const spu_gemm_epilogue *epi, u
     }
     for (uint32_t j = 0; j < p.wb; j++)
         id[j * p.wb + j] = one;
-    const uint32_t ms = C > 1 ? C : k;
     const uint32_t val[PH_COUNT] = {
-        p.a_x, p.a_t, p.a_id, C > 1 ? k * C / p.wb : 0, C, p.Lp, p.wb, k, p.wb * C, p.wb * p.Lp,
-        p.a_w, p.a_y, p.a_bias, ms, C > 1 ? k : 1, C > 1 ? p.Lp : p.Wp, N, p.Wp, ms * p.wb, C * p.Lp,
-        p.wb * N, p.K * p.wb, p.wb * p.bb, p.NB };
+        [0] = p.a_x, [1] = p.a_t, [2] = p.a_id, [3] = C > 1 ? k * C / p.wb : 0, [4] = C, [6] = p.wb,
+        [8] = p.wb * C, [9] = k * C * p.Wp - p.Wp, [10] = p.a_w, [11] = p.a_y, [12] = p.a_bias, [13] = p.K,
+        [16] = N, [17] = p.Wp, [20] = p.wb * N, [21] = p.K * p.wb, [22] = p.wb * p.bb, [23] = p.NB,
+        [24] = p.Wp / p.wb, [25] = p.wb * p.Wp };
     if ((rc = patch(dt, epi, val, words)))
         goto out;
     const spu_program prog = { words, spu_fw_conv_tap.nwords, spu_fw_conv_tap.entry };
@@ -226,12 +229,15 @@ int spu_conv2d_hwc(spu_device *dev, unsigned dt, const spu_gemm_epilogue *epi, u
         const uint32_t rl = rtot - r0 < R ? rtot - r0 : R;
         const uint8_t *band = xp + (size_t)r0 * pix;
         if (C > 1) {
-            rc = spu_write(dev, p.a_x, band, (size_t)(rl + k) * pix);
-        } else {                        /* one channel: the host writes T (k shifted views of the band) */
-            for (uint32_t kw = 0; !rc && kw < k; kw++)
-                rc = spu_write(dev, p.a_t + kw * p.Lp, band + kw, (size_t)(rl + k - 1) * p.Wp);
+            rc = spu_write(dev, p.a_x, band, (size_t)(rl + k + 1) * pix);
+        } else {                        /* one channel: the host writes T (k shifted views per row) */
+            const uint32_t tr = rl + k - 1;
+            for (uint32_t r = 0; r < tr; r++)
+                for (uint32_t kw = 0; kw < k; kw++)
+                    memcpy(tb + ((size_t)r * k + kw) * p.Wp, band + (size_t)r * p.Wp + kw, p.Wp);
+            rc = spu_write(dev, p.a_t, tb, (size_t)tr * k * p.Wp);
         }
-        if (rc || (rc = run_piece(dev, rl * p.Wp / p.wb, (rl + k - 1) * p.Wp / p.wb, &s)))
+        if (rc || (rc = run_piece(dev, rl, rl + k - 1, &s)))
             break;
         /* the images' valid output rows in this band: one read per image */
         for (uint32_t b = r0 / p.Hp; !rc && b < B && b * p.Hp < r0 + rl; b++) {
@@ -270,6 +276,7 @@ out:
     free(bias);
     free(id);
     free(yb);
+    free(tb);
     free(words);
     return rc;
 }
