@@ -296,7 +296,7 @@ int spu_cmd_infer(int argc, char **argv)
                 cJSON *r = cJSON_CreateObject();
                 cJSON_AddStringToObject(r, "name", spu_net_node_name(net, i));
                 cJSON_AddStringToObject(r, "op", spu_net_node_op(net, i));
-                cJSON_AddStringToObject(r, "runs_on", spu_net_node_on_device(net, i) ? "device" : "host");
+                cJSON_AddStringToObject(r, "runs_on", spu_net_node_on_device_dev(net, i, (spu_net_format)fmt, &info) ? "device" : "host");
                 cJSON_AddNumberToObject(r, "cycles_per_image", (double)st.node[i].cycles / N);
                 cJSON_AddNumberToObject(r, "macs_per_image", (double)st.node[i].macs / N);
                 cJSON_AddNumberToObject(r, "link_bytes_per_image", (double)st.node[i].link_bytes / N);
@@ -332,7 +332,7 @@ int spu_cmd_infer(int argc, char **argv)
                    "MACs/img", "link B/img");
             for (size_t i = 0; i < spu_net_nodes(net); i++)
                 printf("  %-12s %-12s %-7s %12.0f %12.0f %12.0f\n", spu_net_node_name(net, i),
-                       spu_net_node_op(net, i), spu_net_node_on_device(net, i) ? "device" : "host",
+                       spu_net_node_op(net, i), spu_net_node_on_device_dev(net, i, (spu_net_format)fmt, &info) ? "device" : "host",
                        (double)st.node[i].cycles / N, (double)st.node[i].macs / N,
                        (double)st.node[i].link_bytes / N);
         }

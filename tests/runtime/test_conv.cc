@@ -174,3 +174,34 @@ INSTANTIATE_TEST_SUITE_P(Formats, ConvChain, ::testing::Values(SPU_NET_INT8, SPU
                          [](const ::testing::TestParamInfo<spu_net_format> &i) {
                              return std::string(spu_net_format_name(i.param));
                          });
+
+// `spu infer --layers` labels: on a device that runs the chain every node of
+// the CNN is the device's (pools on the vector unit, flatten a view); on
+// one without the vector unit the pools and flatten are the host's.
+TEST(ConvChainLabels, PoolsAndFlattenRunOnTheDeviceInTheChain)
+{
+    char err[512] = "";
+    spu_net *net = nullptr;
+    ASSERT_EQ(spu_net_load(&net, SPU_SOURCE_DIR "/models/fmnist-cnn/graph.json", err, sizeof err), 0) << err;
+    spu_device *dev = nullptr, *novec = nullptr;
+    ASSERT_EQ(spu_open(&dev, "model"), 0);
+    ASSERT_EQ(spu_open(&novec, "model?vector=0"), 0);
+    spu_info_t iv{}, in{};
+    ASSERT_EQ(spu_info(dev, &iv), 0);
+    ASSERT_EQ(spu_info(novec, &in), 0);
+    size_t pools = 0;
+    for (size_t i = 0; i < spu_net_nodes(net); i++) {
+        const std::string op = spu_net_node_op(net, i);
+        for (spu_net_format f : { SPU_NET_INT8, SPU_NET_E4M3 }) {
+            EXPECT_EQ(spu_net_node_on_device_dev(net, i, f, &iv), 1) << spu_net_node_name(net, i);
+            if (op == "maxpool2d" || op == "flatten") {
+                EXPECT_EQ(spu_net_node_on_device_dev(net, i, f, &in), 0) << spu_net_node_name(net, i);
+            }
+        }
+        pools += op == "maxpool2d";
+    }
+    EXPECT_EQ(pools, 2u);
+    spu_close(dev);
+    spu_close(novec);
+    spu_net_free(net);
+}

@@ -117,6 +117,13 @@ typedef enum spu_net_format {
     SPU_NET_FORMATS
 } spu_net_format;
 
+/* The same for a run in fmt on a device with this INFO (what `spu infer
+ * --layers` prints): the int8 chain's pools (vector unit) and flatten (a
+ * view: the next GEMM's column order) and a relu on the vector unit count
+ * as the device's. */
+int         spu_net_node_on_device_dev(const spu_net *net, size_t i, spu_net_format fmt,
+                                       const spu_info_t *info);
+
 /* "int8" "e4m3" "e5m2" (or "?") and back (SPU_EINVAL for another name). */
 const char *spu_net_format_name(spu_net_format f);
 int         spu_net_format_from_name(const char *name);

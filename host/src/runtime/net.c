@@ -831,6 +831,17 @@ int spu_net_node_on_device(const spu_net *net, size_t i)
     return net && i < net->nnodes ? rt_ops[net->nodes[i].kind].device || net->nodes[i].fused_relu < 0 : 0;
 }
 
+int spu_net_node_on_device_dev(const spu_net *net, size_t i, spu_net_format fmt, const spu_info_t *info)
+{
+    if (!net || i >= net->nnodes)
+        return 0;
+    if (info && rt_chain_fits(net, fmt, info))
+        return 1;       /* every node of the chain: GEMMs, fused relus, pools, flatten (a view) */
+    if (info && fmt == SPU_NET_INT8 && (info->features & SPU_FEATURE_VECTOR) && net->nodes[i].vec_relu)
+        return 1;
+    return spu_net_node_on_device(net, i);
+}
+
 /* The chain's host steps: the im2col of each conv2d the device does not
  * convolve itself (rt_conv_on_device; with no INFO, features only: a
  * stride-1 square kernel is taken to run there, as on the 8x8 sim / model) */
