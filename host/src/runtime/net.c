@@ -871,7 +871,7 @@ size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t feat
 {
     if (!net)
         return 0;
-    if ((features & SPU_FEATURE_VECTOR) && (fmt == SPU_NET_INT8 ? net->chain : net->chain_f8))       /* the int8 chain (chain.c) */
+    if ((features & SPU_FEATURE_VECTOR) && rt_chain_planned(net, fmt))       /* the int8 chain (chain.c) */
         return chain_host_ops(net, fmt, NULL, names, cap);
     if (fmt != SPU_NET_INT8 || !(features & SPU_FEATURE_VECTOR))
         return spu_net_host_ops(net, names, cap);
