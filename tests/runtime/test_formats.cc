@@ -157,7 +157,7 @@ TEST(NetFormats, NamesAndDtypes)
     EXPECT_EQ(spu_net_format_from_name("e4m3"), SPU_NET_E4M3);
     EXPECT_EQ(spu_net_format_from_name("e5m2"), SPU_NET_E5M2);
     EXPECT_LT(spu_net_format_from_name("fp32"), 0);
-    EXPECT_LT(spu_net_format_from_name("mxfp4"), 0);
+    EXPECT_LT(spu_net_format_from_name("int4"), 0);
     EXPECT_STREQ(spu_net_format_name(SPU_NET_E5M2), "e5m2");
     // the model's INFO formats mask has the bit of each
     spu_device *dev = nullptr;

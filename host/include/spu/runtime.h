@@ -116,6 +116,22 @@ typedef enum spu_net_format {
     SPU_NET_E5M2,            /* OCP FP8 e5m2, same                               */
     SPU_NET_FORMATS
 } spu_net_format;
+/* The other formats the device's dtype table carries (hw/isa/spu_cfg.def,
+ * "supported by the array"): bf16 and the MX formats the numerics library
+ * quantizes (every row spu_mx_from_name knows), as SPU_NET_DTYPE(cfg code);
+ * spu_net_format_from_name("bf16" | "mxfp8_e4m3" | ...) returns them. They
+ * take the per-op path: each GEMM's operands quantized on the host (bf16 by
+ * RNE; MX per 32-element block along K by spu_mx_quantize, the scales in the
+ * mm stream as spu_gemm_mx), f32 results, the bias on the host. */
+#define SPU_NET_DTYPE_BASE 0x100
+#define SPU_NET_DTYPE(code) ((spu_net_format)(SPU_NET_DTYPE_BASE + (code)))
+
+/* The same for a run in fmt on a device with this INFO (what `spu infer
+ * --layers` prints): the int8 chain's pools (vector unit) and flatten (a
+ * view: the next GEMM's column order) and a relu on the vector unit count
+ * as the device's. */
+int         spu_net_node_on_device_dev(const spu_net *net, size_t i, spu_net_format fmt,
+                                       const spu_info_t *info);
 
 /* "int8" "e4m3" "e5m2" (or "?") and back (SPU_EINVAL for another name). */
 const char *spu_net_format_name(spu_net_format f);

@@ -16,6 +16,7 @@
  *    product of the two scales (exact) and adds the bias.
  */
 #include "runtime_internal.h"
+#include "spu/conv.h"
 #include "spu/gemm.h"
 #include "spu/numerics.h"
 #include "spu/vector.h"
@@ -42,9 +43,40 @@ static const struct {
     [SPU_NET_E5M2] = { "e5m2", RT_DT_E5M2, SPU_FMT_E5M2 },
 };
 
+/* the device's dtype table: the generic formats (SPU_NET_DTYPE) */
+static const struct {
+    const char *key;
+    unsigned    code;
+    int         array;      /* operand dtype of the array */
+} rt_dtypes[] = {
+#define SPU_DTYPE(n, k, c, b, a) { k, c, a },
+#include "spu_cfg.def"
+};
+
+/* bf16 or an MX format of the table the numerics library quantizes: its
+ * row, else NULL */
+static const char *generic_key(spu_net_format f)
+{
+    if ((unsigned)f < SPU_NET_DTYPE_BASE)
+        return NULL;
+    for (size_t i = 0; i < sizeof rt_dtypes / sizeof rt_dtypes[0]; i++)
+        if (rt_dtypes[i].code == (unsigned)f - SPU_NET_DTYPE_BASE && rt_dtypes[i].array &&
+            (rt_dtypes[i].code == RT_DT_BF16 || spu_mx_from_name(rt_dtypes[i].key) >= 0))
+            return rt_dtypes[i].key;
+    return NULL;
+}
+
+static int is_generic(spu_net_format f) { return generic_key(f) != NULL; }
+
+int rt_chain_planned(const spu_net *net, spu_net_format fmt)
+{
+    return fmt == SPU_NET_INT8 ? net->chain : fmt == SPU_NET_E4M3 || fmt == SPU_NET_E5M2 ? net->chain_f8 : 0;
+}
+
 const char *spu_net_format_name(spu_net_format f)
 {
-    return (unsigned)f < SPU_NET_FORMATS ? net_formats[f].name : "?";
+    const char *g = generic_key(f);
+    return (unsigned)f < SPU_NET_FORMATS ? net_formats[f].name : g ? g : "?";
 }
 
 int spu_net_format_from_name(const char *name)
@@ -52,12 +84,25 @@ int spu_net_format_from_name(const char *name)
     for (int i = 0; name && i < SPU_NET_FORMATS; i++)
         if (!strcmp(name, net_formats[i].name))
             return i;
-    return SPU_EINVAL;
+    for (size_t i = 0; name && i < sizeof rt_dtypes / sizeof rt_dtypes[0]; i++)
+        if (!strcmp(name, rt_dtypes[i].key) && is_generic(SPU_NET_DTYPE(rt_dtypes[i].code)))
+            return (int)SPU_NET_DTYPE(rt_dtypes[i].code);
+    /* a unique prefix before '_': "mxfp4" for "mxfp4_e2m1" (not "mxfp6": two rows) */
+    int found = SPU_EINVAL, hits = 0;
+    const size_t len = name ? strlen(name) : 0;
+    for (size_t i = 0; len && i < sizeof rt_dtypes / sizeof rt_dtypes[0]; i++)
+        if (!strncmp(name, rt_dtypes[i].key, len) && rt_dtypes[i].key[len] == '_' &&
+            is_generic(SPU_NET_DTYPE(rt_dtypes[i].code))) {
+            found = (int)SPU_NET_DTYPE(rt_dtypes[i].code);
+            hits++;
+        }
+    return hits == 1 ? found : SPU_EINVAL;
 }
 
 unsigned spu_net_format_dtype(spu_net_format f)
 {
-    return (unsigned)f < SPU_NET_FORMATS ? net_formats[f].dtype : 0xFu;
+    return (unsigned)f < SPU_NET_FORMATS ? net_formats[f].dtype
+           : is_generic(f)               ? (unsigned)f - SPU_NET_DTYPE_BASE : 0xFu;
 }
 
 typedef struct ectx {
@@ -163,6 +208,60 @@ static int dev_gemm_f8(ectx *e, size_t M, size_t N, size_t K, const uint8_t *A, 
     return rc ? rc : epi ? 1 : 0;
 }
 
+/* C[M][N] (f32) = A[M][K] x B[K][N] on the device in a generic format:
+ * bf16 operands (RNE from f32), or MX (spu_mx_quantize: A's rows and B's
+ * columns in 32-element blocks along K, E8M0 scales in the mm stream,
+ * spu_gemm_mx); the device sums exactly and rounds once to f32. */
+static int dev_gemm_generic(ectx *e, size_t M, size_t N, size_t K, const float *A, const float *B, float *C)
+{
+    const unsigned dt = spu_net_format_dtype(e->fmt);
+    const spu_gemm_epilogue f32 = { RT_DT_F32, 0, 0, 0, 0, NULL };
+    spu_gemm_stats gs;
+    int rc = SPU_ENOMEM;
+    if (dt == RT_DT_BF16) {
+        uint16_t *a = malloc(M * K * sizeof *a), *b = malloc(K * N * sizeof *b);
+        if (a && b && !(rc = spu_convert_from_f32(SPU_FMT_BF16, A, a, M * K, NULL)) &&
+            !(rc = spu_convert_from_f32(SPU_FMT_BF16, B, b, K * N, NULL)) &&
+            !(rc = spu_gemm_epi(e->dev, dt, &f32, (uint32_t)M, (uint32_t)N, (uint32_t)K, a, b, C, NULL, &gs)))
+            account(e, &gs, C, M * N);
+        free(a);
+        free(b);
+        return rc;
+    }
+    const int mf = spu_mx_from_name(generic_key(e->fmt));
+    const size_t nb = spu_mx_blocks_per_row(K, SPU_MX_BLOCK_DEFAULT);
+    uint8_t *a = malloc(M * K), *sa = malloc(M * nb), *bt = malloc(N * K), *st = malloc(N * nb);
+    uint8_t *b = malloc(K * N), *sb = malloc(nb * N);
+    float *t = malloc(N * K * sizeof *t);
+    if (mf >= 0 && a && sa && bt && st && b && sb && t) {
+        for (size_t k = 0; k < K; k++)          /* B's columns as rows: blocks along K */
+            for (size_t n = 0; n < N; n++)
+                t[n * K + k] = B[k * N + n];
+        if (!(rc = spu_mx_quantize((spu_mx_fmt)mf, A, M, K, NULL, a, sa, NULL)) &&
+            !(rc = spu_mx_quantize((spu_mx_fmt)mf, t, N, K, NULL, bt, st, NULL))) {
+            for (size_t n = 0; n < N; n++) {
+                for (size_t k = 0; k < K; k++)
+                    b[k * N + n] = bt[n * K + k];
+                for (size_t g = 0; g < nb; g++)
+                    sb[g * N + n] = st[n * nb + g];
+            }
+            if (!(rc = spu_gemm_mx(e->dev, dt, &f32, (uint32_t)M, (uint32_t)N, (uint32_t)K, a, sa, b, sb, C,
+                                   NULL, &gs)))
+                account(e, &gs, C, M * N);
+        }
+    } else if (mf < 0) {
+        rc = SPU_EINVAL;
+    }
+    free(a);
+    free(sa);
+    free(bt);
+    free(st);
+    free(b);
+    free(sb);
+    free(t);
+    return rc;
+}
+
 /* x / s (s a power of two: exact) rounded RNE, saturating, to the FP8
  * format of the run. */
 static int quantize_f8(const ectx *e, const float *x, uint8_t *q, size_t n, float s)
@@ -221,6 +320,16 @@ static int gemm_w_q(ectx *e, const rt_gemm_w *g, float in_scale, const float *in
         return 0;
     }
     int rc = SPU_ENOMEM;
+    if (is_generic(e->fmt)) {       /* host: quantize (bf16 / MX), requant (the bias, the relu) */
+        if ((rc = dev_gemm_generic(e, M, N, K, in, g->wt, out)))
+            return rc;
+        for (size_t i = 0; i < M; i++)
+            for (size_t n = 0; n < N; n++) {
+                const float v = out[i * N + n] + g->bias[n];
+                out[i * N + n] = relu && v < 0.0f ? 0.0f : v;
+            }
+        return 0;
+    }
     const int f8 = e->fmt != SPU_NET_INT8;
     const float *scale = f8 ? g->scf[e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2] : g->sc;
     double *db = malloc(N * sizeof *db);
@@ -293,6 +402,8 @@ static int gemm_aa(ectx *e, const float *A, float sa, const float *B, float sb, 
         return 0;
     }
     int rc = SPU_ENOMEM;
+    if (is_generic(e->fmt))
+        return dev_gemm_generic(e, M, N, K, A, B, out);
     if (e->fmt != SPU_NET_INT8) {
         const float fmax = rt_f8_max(e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2);
         const float pa = rt_pow2_scale(sa * 127.0f, fmax), pb = rt_pow2_scale(sb * 127.0f, fmax);
@@ -611,6 +722,23 @@ static int chain_gemm(ectx *e, const rt_node *n, const int8_t *x, size_t B, int8
     size_t M = B;
     int8_t *cols = NULL;
     const int8_t *A = x;
+    if (rt_conv_on_device(net, n, e->fmt, &e->info)) {
+        /* the device: taps accumulated in the array from the HWC codes
+         * (firmware/conv_tap.s; docs/runtime.md "Convolution on the device") */
+        const int f = e->fmt == SPU_NET_E4M3 ? RT_F8_E4M3 : RT_F8_E5M2, f8 = e->fmt != SPU_NET_INT8;
+        const unsigned dt = net_formats[e->fmt].dtype;
+        const spu_gemm_epilogue epi = { dt, n->fused_relu > 0, 0, f8 ? 0 : n->ch_shift, 0,
+                                        f8 ? n->ch_biasf[f] : n->ch_bias };
+        spu_gemm_stats gs = { 0 };
+        const int rc = spu_conv2d_hwc(e->dev, dt, &epi, (uint32_t)B, (uint32_t)n->H, (uint32_t)n->W,
+                                      (uint32_t)n->C, (uint32_t)n->k, (uint32_t)n->pad, x, (uint32_t)N,
+                                      f8 ? (const void *)n->ch_wf[f] : (const void *)n->ch_wq, y, &gs);
+        if (!rc) {
+            account(e, &gs, NULL, 0);
+            account_vec(e, &(spu_vec_stats){ 0 }, y, B * n->OH * n->OW * N);
+        }
+        return rc;
+    }
     if (n->kind == RT_CONV2D) {             /* host: im2col of the HWC codes, K in (c, kh, kw) order */
         const size_t C = n->C, H = n->H, W = n->W, P = n->OH * n->OW;
         M = B * P;
@@ -722,13 +850,26 @@ static int run_batch_chain(ectx *e, const float *images, size_t B, float *logits
     return rc;
 }
 
+/* Does the chain run this node as a convolution on the device
+ * (spu_conv2d_hwc), with no im2col on the host? */
+int rt_conv_on_device(const spu_net *net, const rt_node *n, spu_net_format fmt, const spu_info_t *info)
+{
+    const char *env = getenv("SPU_INFER_HOST_IM2COL");     /* before/after measurements, tests */
+    if (env && *env && strcmp(env, "0"))
+        return 0;
+    return n->kind == RT_CONV2D && !n->ch_last && n->stride == 1 && n->k == n->kw &&
+           rt_chain_planned(net, fmt) &&
+           spu_conv2d_hwc_supported(info, net_formats[fmt].dtype, (uint32_t)n->C, (uint32_t)n->k,
+                                    (uint32_t)n->g[0].N);
+}
+
 /* Can the chain run on this device? The plan exists (chain.c) for the
  * run's format, the device has the vector unit and bias registers, every GEMM's K
  * fits one scratchpad piece (int8 outputs need the whole sum), every pool's
  * C is a multiple of the word. */
 int rt_chain_fits(const spu_net *net, spu_net_format fmt, const spu_info_t *info)
 {
-    if (!(fmt == SPU_NET_INT8 ? net->chain : net->chain_f8) || !(info->features & SPU_FEATURE_VECTOR) ||
+    if (!rt_chain_planned(net, fmt) || !(info->features & SPU_FEATURE_VECTOR) ||
         !(info->formats & ~(1u << RT_DT_INT8)) || !(info->formats & (1u << net_formats[fmt].dtype)))
         return 0;
     for (size_t i = 0; i < net->nnodes; i++) {
@@ -805,7 +946,7 @@ int spu_net_run_fp32(const spu_net *net, const float *images, size_t n, float *l
 int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const float *images,
                 size_t n, float *logits, spu_net_stats *st)
 {
-    if (!dev || (unsigned)fmt >= SPU_NET_FORMATS)
+    if (!dev || ((unsigned)fmt >= SPU_NET_FORMATS && !is_generic(fmt)))
         return SPU_EINVAL;
     if (st && st->nnodes != spu_net_nodes(net))
         return SPU_EINVAL;
@@ -813,7 +954,7 @@ int spu_net_run(const spu_net *net, spu_device *dev, spu_net_format fmt, const f
     int rc = spu_info(dev, &e.info);
     if (rc)
         return rc;
-    if (!(e.info.formats & (1u << net_formats[fmt].dtype)))
+    if (!(e.info.formats & (1u << spu_net_format_dtype(fmt))))
         return SPU_ENOTSUP;     /* the device does not carry the format (INFO) */
     e.vec = fmt == SPU_NET_INT8 && (e.info.features & SPU_FEATURE_VECTOR);
     e.chain = rt_chain_fits(net, fmt, &e.info);

@@ -831,16 +831,48 @@ int spu_net_node_on_device(const spu_net *net, size_t i)
     return net && i < net->nnodes ? rt_ops[net->nodes[i].kind].device || net->nodes[i].fused_relu < 0 : 0;
 }
 
+int spu_net_node_on_device_dev(const spu_net *net, size_t i, spu_net_format fmt, const spu_info_t *info)
+{
+    if (!net || i >= net->nnodes)
+        return 0;
+    if (info && rt_chain_fits(net, fmt, info))
+        return 1;       /* every node of the chain: GEMMs, fused relus, pools, flatten (a view) */
+    if (info && fmt == SPU_NET_INT8 && (info->features & SPU_FEATURE_VECTOR) && net->nodes[i].vec_relu)
+        return 1;
+    return spu_net_node_on_device(net, i);
+}
+
+/* The chain's host steps: the im2col of each conv2d the device does not
+ * convolve itself (rt_conv_on_device; with no INFO, features only: a
+ * stride-1 square kernel is taken to run there, as on the 8x8 sim / model) */
+static size_t chain_host_ops(const spu_net *net, spu_net_format fmt, const spu_info_t *info,
+                             const char **names, size_t cap)
+{
+    size_t j = 0, cnt = 0;
+    for (size_t i = 0; i < net->nnodes; i++) {
+        const rt_node *n = &net->nodes[i];
+        if (n->kind != RT_CONV2D)
+            continue;
+        const char *nm = net->host_list_chain[j++];
+        const char *env = getenv("SPU_INFER_HOST_IM2COL");
+        const int dev = info ? rt_conv_on_device(net, n, fmt, info)
+                             : n->stride == 1 && n->k == n->kw && !n->ch_last && !(env && *env && strcmp(env, "0"));
+        if (!dev) {
+            if (cnt < cap)
+                names[cnt] = nm;
+            cnt++;
+        }
+    }
+    return cnt;
+}
+
 size_t spu_net_host_ops_on(const spu_net *net, spu_net_format fmt, uint32_t features,
                            const char **names, size_t cap)
 {
     if (!net)
         return 0;
-    if ((features & SPU_FEATURE_VECTOR) && (fmt == SPU_NET_INT8 ? net->chain : net->chain_f8)) {       /* the int8 chain (chain.c) */
-        for (size_t i = 0; i < net->nhost_chain && i < cap; i++)
-            names[i] = net->host_list_chain[i];
-        return net->nhost_chain;
-    }
+    if ((features & SPU_FEATURE_VECTOR) && rt_chain_planned(net, fmt))       /* the int8 chain (chain.c) */
+        return chain_host_ops(net, fmt, NULL, names, cap);
     if (fmt != SPU_NET_INT8 || !(features & SPU_FEATURE_VECTOR))
         return spu_net_host_ops(net, names, cap);
     for (size_t i = 0; i < net->nhost_vec && i < cap; i++)
@@ -853,7 +885,9 @@ size_t spu_net_host_ops_dev(const spu_net *net, spu_net_format fmt, const spu_in
 {
     if (!net || !info)
         return 0;
-    if (rt_chain_fits(net, fmt, info) || (info->features & SPU_FEATURE_VECTOR) == 0)
+    if (rt_chain_fits(net, fmt, info))
+        return chain_host_ops(net, fmt, info, names, cap);
+    if ((info->features & SPU_FEATURE_VECTOR) == 0)
         return spu_net_host_ops_on(net, fmt, info->features, names, cap);
     /* the unit is there but the chain does not fit this geometry: the
      * per-op lowering (the vector relu where it applies) */

@@ -129,5 +129,11 @@ int  rt_chain_plan(spu_net *net);
 void rt_chain_free(spu_net *net);
 /* Does a run in fmt on a device with this INFO take the chain? (exec.c) */
 int  rt_chain_fits(const spu_net *net, spu_net_format fmt, const spu_info_t *info);
+/* Is there a chain plan for fmt (int8: net->chain; e4m3/e5m2: chain_f8;
+ * bf16 / MX: none)? */
+int  rt_chain_planned(const spu_net *net, spu_net_format fmt);
+/* Does the chain run conv2d node n on the device with no host im2col
+ * (spu_conv2d_hwc: stride 1, square kernel, the device's geometry)? */
+int  rt_conv_on_device(const spu_net *net, const rt_node *n, spu_net_format fmt, const spu_info_t *info);
 
 #endif
