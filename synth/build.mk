@@ -56,7 +56,16 @@ prog:
 
 # --- ppa ----------------------------------------------------------------------
 # Entry ids NAME.DEVICE: the table's rows, plus numerics units not in it.
-PPA_TABLE     := synth/ppa_table.tsv
+# The rows: the typed ones of synth/ppa_table.tsv plus the array rows generated
+# from the formats table (synth/ppa_rows.sh: one per FORMATS configuration and
+# board), written to $(BUILD)/ppa/table.tsv -- and each row to
+# $(BUILD)/ppa/NAME.DEVICE/row.tsv -- when make reads this file, each only when
+# its text changed (a row re-runs when its own row or the RTL changes).
+PPA_TABLE_SRC := synth/ppa_table.tsv
+PPA_FORMATS_DEF := hw/isa/spu_cfg.def
+PPA_TABLE     := $(BUILD)/ppa/table.tsv
+PPA_ROWS_OK   := $(shell synth/ppa_rows.sh $(PPA_TABLE_SRC) $(PPA_FORMATS_DEF) $(PPA_TABLE) $(BUILD)/ppa && echo ok)
+$(if $(PPA_ROWS_OK),,$(error synth/ppa_rows.sh $(PPA_TABLE_SRC) $(PPA_FORMATS_DEF) failed (message above)))
 PPA_TABLED    := $(shell awk '!/^\#/ && NF >= 4 { print $$1 "." $$3 }' $(PPA_TABLE))
 PPA_TABLE_TOPS := $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$4 }' $(PPA_TABLE))
 PPA_UNLISTED  := $(filter-out $(PPA_TABLE_TOPS) spu_pipe_stage,$(basename $(notdir $(wildcard hw/rtl/numerics/*.v))))
@@ -66,10 +75,13 @@ PPA_DIR       := $(BUILD)/ppa
 # One entry never stops the others: a failing entry leaves FAILED and its log
 # (and, when it failed after placement -- timing not met --, nextpnr's and
 # icetime's figures in its entry).
-$(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
+# (row.tsv: written by synth/ppa_rows.sh above; empty for a numerics unit not in the table)
+$(PPA_DIR)/%/row.tsv:
+	@mkdir -p $(@D); touch $@
+$(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_DIR)/%/row.tsv $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	@mkdir -p $(@D); rm -f $(@D)/entry.json $(@D)/FAILED $(@D)/nextpnr.json $(@D)/icetime.json
 	@echo "[ppa] start $*"
-	@if QUIET=1 synth/flow.sh entry $(basename $*) $(subst .,,$(suffix $*)) $(@D) > $(@D)/flow.log 2>&1; then \
+	@if QUIET=1 PPA_TABLE=$(PPA_TABLE) synth/flow.sh entry $(basename $*) $(subst .,,$(suffix $*)) $(@D) > $(@D)/flow.log 2>&1; then \
 	  echo "[ppa] done  $*"; \
 	else \
 	  msg=$$(grep -m1 FAIL $(@D)/flow.log || tail -n1 $(@D)/flow.log); \
@@ -150,8 +162,9 @@ ppa-docs: ppa-numerics
 	@synth/ppa_docs.sh $(PPA_NUM_DIR) docs/numerics-rtl.md docs/img/ppa
 
 # --- formats per board (issue 10) ------------------------------------------
-#   make ppa-formats         the array rows of synth/ppa_table.tsv (kind spu:
-#                            one per board, array size and FORMATS) ->
+#   make ppa-formats         the array rows (kind spu: one per board, array
+#                            size and FORMATS; generated from hw/isa/spu_cfg.def
+#                            by synth/ppa_rows.sh, plus synth/ppa_table.tsv's) ->
 #                            build/ppa/formats/report.{json,csv,md} and the
 #                            "Formats per board" block of docs/fpga.md
 # (make ppa runs the same rows; after it, this only regenerates the docs)
@@ -161,4 +174,4 @@ PPA_FMT_DIR := $(PPA_DIR)/formats
 ppa-formats: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_SPU_IDS))) | $(SPU_PPA_BIN)
 	@mkdir -p $(PPA_FMT_DIR)
 	@$(SPU_PPA_BIN) report $(PPA_FMT_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_SPU_IDS))))
-	@synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv docs/fpga.md
+	@synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv docs/fpga.md $(PPA_FORMATS_DEF)
