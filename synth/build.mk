@@ -129,6 +129,8 @@ ppa-diff: $(SPU_PPA_BIN)
 #                            and the charts build/ppa/numerics/*.{png,svg}
 #   make ppa-docs            the same, then the generated table and charts
 #                            into docs/numerics-rtl.md and docs/img/ppa/
+#   make ppa-docs-check      the docs' generated blocks and charts against
+#                            the reports (nothing re-run)
 # The rows are the job list (one line per unit, params, device, depth); the
 # per-row rule above is what a sweep runner would call for each.
 # The set swept: synth/ppa_default.txt (every unit at its 48 MHz depth and
@@ -160,6 +162,22 @@ ppa-numerics: $(SYNTH_DEPS) $(SPU_PPA_BIN)
 
 ppa-docs: ppa-numerics
 	@synth/ppa_docs.sh $(PPA_NUM_DIR) docs/numerics-rtl.md docs/img/ppa
+
+# make ppa-docs-check [PPA_NUM_DIR=...]: "the documented table matches the
+# report" -- the generated blocks of docs/numerics-rtl.md and its charts, and
+# (when build/ppa/formats/report.csv exists) docs/fpga.md's "Formats per
+# board", regenerated from the reports into a scratch copy and compared; exits
+# non-zero on any difference (runs nothing else, so it takes a second).
+.PHONY: ppa-docs-check
+ppa-docs-check:
+	@t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; rc=0; \
+	cp docs/numerics-rtl.md $$t/; synth/ppa_docs.sh $(PPA_NUM_DIR) $$t/numerics-rtl.md $$t/img > /dev/null || exit 1; \
+	diff -u docs/numerics-rtl.md $$t/numerics-rtl.md || rc=1; \
+	for f in $$t/img/*; do cmp -s $$f docs/img/ppa/$${f##*/} || { echo "ppa-docs-check: docs/img/ppa/$${f##*/} differs from $(PPA_NUM_DIR)"; rc=1; }; done; \
+	if [ -f $(PPA_FMT_DIR)/report.csv ]; then cp docs/fpga.md $$t/; \
+	  synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv $$t/fpga.md $(PPA_FORMATS_DEF) > /dev/null || exit 1; \
+	  diff -u docs/fpga.md $$t/fpga.md || rc=1; fi; \
+	[ $$rc = 0 ] && echo "ppa-docs-check: docs/numerics-rtl.md, docs/img/ppa$(if $(wildcard $(PPA_FMT_DIR)/report.csv), and docs/fpga.md) match $(PPA_NUM_DIR)$(if $(wildcard $(PPA_FMT_DIR)/report.csv), and $(PPA_FMT_DIR))"; exit $$rc
 
 # --- formats per board (issue 10) ------------------------------------------
 #   make ppa-formats         the array rows (kind spu: one per board, array
