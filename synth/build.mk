@@ -185,11 +185,20 @@ ppa-docs-check:
 #                            by synth/ppa_rows.sh, plus synth/ppa_table.tsv's) ->
 #                            build/ppa/formats/report.{json,csv,md} and the
 #                            "Formats per board" block of docs/fpga.md
-# (make ppa runs the same rows; after it, this only regenerates the docs)
+# (make ppa runs the same rows; after it, this only regenerates the docs;
+#  make ppa-formats-docs regenerates them from the rows run so far)
 PPA_SPU_IDS := $(shell awk '!/^\#/ && NF >= 4 && $$2 == "spu" { print $$1 "." $$3 }' $(PPA_TABLE))
 PPA_FMT_DIR := $(PPA_DIR)/formats
 .PHONY: ppa-formats
-ppa-formats: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_SPU_IDS))) | $(SPU_PPA_BIN)
+# make ppa-formats-docs: the same report and block from the array rows run
+# so far, running none (a row without an entry shows "not run")
+define PPA_FORMATS_DOCS
 	@mkdir -p $(PPA_FMT_DIR)
-	@$(SPU_PPA_BIN) report $(PPA_FMT_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_SPU_IDS))))
+	@$(SPU_PPA_BIN) report $(PPA_FMT_DIR) $$(for i in $(PPA_SPU_IDS); do f=$(PPA_DIR)/$$i/entry.json; [ -f $$f ] && echo $$f; done)
 	@synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv docs/fpga.md $(PPA_FORMATS_DEF)
+endef
+.PHONY: ppa-formats-docs
+ppa-formats: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_SPU_IDS))) | $(SPU_PPA_BIN)
+	$(PPA_FORMATS_DOCS)
+ppa-formats-docs: | $(SPU_PPA_BIN)
+	$(PPA_FORMATS_DOCS)
