@@ -56,7 +56,16 @@ prog:
 
 # --- ppa ----------------------------------------------------------------------
 # Entry ids NAME.DEVICE: the table's rows, plus numerics units not in it.
-PPA_TABLE     := synth/ppa_table.tsv
+# The rows: the typed ones of synth/ppa_table.tsv plus the array rows generated
+# from the formats table (synth/ppa_rows.sh: one per FORMATS configuration and
+# board), written to $(BUILD)/ppa/table.tsv -- and each row to
+# $(BUILD)/ppa/NAME.DEVICE/row.tsv -- when make reads this file, each only when
+# its text changed (a row re-runs when its own row or the RTL changes).
+PPA_TABLE_SRC := synth/ppa_table.tsv
+PPA_FORMATS_DEF := hw/isa/spu_cfg.def
+PPA_TABLE     := $(BUILD)/ppa/table.tsv
+PPA_ROWS_OK   := $(shell synth/ppa_rows.sh $(PPA_TABLE_SRC) $(PPA_FORMATS_DEF) $(PPA_TABLE) $(BUILD)/ppa && echo ok)
+$(if $(PPA_ROWS_OK),,$(error synth/ppa_rows.sh $(PPA_TABLE_SRC) $(PPA_FORMATS_DEF) failed (message above)))
 PPA_TABLED    := $(shell awk '!/^\#/ && NF >= 4 { print $$1 "." $$3 }' $(PPA_TABLE))
 PPA_TABLE_TOPS := $(shell awk '!/^\#/ && NF >= 4 && $$2 == "unit" { print $$4 }' $(PPA_TABLE))
 PPA_UNLISTED  := $(filter-out $(PPA_TABLE_TOPS) spu_pipe_stage,$(basename $(notdir $(wildcard hw/rtl/numerics/*.v))))
@@ -66,10 +75,13 @@ PPA_DIR       := $(BUILD)/ppa
 # One entry never stops the others: a failing entry leaves FAILED and its log
 # (and, when it failed after placement -- timing not met --, nextpnr's and
 # icetime's figures in its entry).
-$(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_TABLE) $(SYNTH_RTL) | $(SPU_PPA_BIN)
+# (row.tsv: written by synth/ppa_rows.sh above; empty for a numerics unit not in the table)
+$(PPA_DIR)/%/row.tsv:
+	@mkdir -p $(@D); touch $@
+$(PPA_DIR)/%/done: $(SYNTH_DEPS) $(PPA_DIR)/%/row.tsv $(SYNTH_RTL) | $(SPU_PPA_BIN)
 	@mkdir -p $(@D); rm -f $(@D)/entry.json $(@D)/FAILED $(@D)/nextpnr.json $(@D)/icetime.json
 	@echo "[ppa] start $*"
-	@if QUIET=1 synth/flow.sh entry $(basename $*) $(subst .,,$(suffix $*)) $(@D) > $(@D)/flow.log 2>&1; then \
+	@if QUIET=1 PPA_TABLE=$(PPA_TABLE) synth/flow.sh entry $(basename $*) $(subst .,,$(suffix $*)) $(@D) > $(@D)/flow.log 2>&1; then \
 	  echo "[ppa] done  $*"; \
 	else \
 	  msg=$$(grep -m1 FAIL $(@D)/flow.log || tail -n1 $(@D)/flow.log); \
@@ -117,6 +129,8 @@ ppa-diff: $(SPU_PPA_BIN)
 #                            and the charts build/ppa/numerics/*.{png,svg}
 #   make ppa-docs            the same, then the generated table and charts
 #                            into docs/numerics-rtl.md and docs/img/ppa/
+#   make ppa-docs-check      the docs' generated blocks and charts against
+#                            the reports (nothing re-run)
 # The rows are the job list (one line per unit, params, device, depth); the
 # per-row rule above is what a sweep runner would call for each.
 # The set swept: synth/ppa_default.txt (every unit at its 48 MHz depth and
@@ -149,16 +163,42 @@ ppa-numerics: $(SYNTH_DEPS) $(SPU_PPA_BIN)
 ppa-docs: ppa-numerics
 	@synth/ppa_docs.sh $(PPA_NUM_DIR) docs/numerics-rtl.md docs/img/ppa
 
+# make ppa-docs-check [PPA_NUM_DIR=...]: "the documented table matches the
+# report" -- the generated blocks of docs/numerics-rtl.md and its charts, and
+# (when build/ppa/formats/report.csv exists) docs/fpga.md's "Formats per
+# board", regenerated from the reports into a scratch copy and compared; exits
+# non-zero on any difference (runs nothing else, so it takes a second).
+.PHONY: ppa-docs-check
+ppa-docs-check:
+	@t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; rc=0; \
+	cp docs/numerics-rtl.md $$t/; synth/ppa_docs.sh $(PPA_NUM_DIR) $$t/numerics-rtl.md $$t/img > /dev/null || exit 1; \
+	diff -u docs/numerics-rtl.md $$t/numerics-rtl.md || rc=1; \
+	for f in $$t/img/*; do cmp -s $$f docs/img/ppa/$${f##*/} || { echo "ppa-docs-check: docs/img/ppa/$${f##*/} differs from $(PPA_NUM_DIR)"; rc=1; }; done; \
+	if [ -f $(PPA_FMT_DIR)/report.csv ]; then cp docs/fpga.md $$t/; \
+	  synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv $$t/fpga.md $(PPA_FORMATS_DEF) > /dev/null || exit 1; \
+	  diff -u docs/fpga.md $$t/fpga.md || rc=1; fi; \
+	[ $$rc = 0 ] && echo "ppa-docs-check: docs/numerics-rtl.md, docs/img/ppa$(if $(wildcard $(PPA_FMT_DIR)/report.csv), and docs/fpga.md) match $(PPA_NUM_DIR)$(if $(wildcard $(PPA_FMT_DIR)/report.csv), and $(PPA_FMT_DIR))"; exit $$rc
+
 # --- formats per board (issue 10) ------------------------------------------
-#   make ppa-formats         the array rows of synth/ppa_table.tsv (kind spu:
-#                            one per board, array size and FORMATS) ->
+#   make ppa-formats         the array rows (kind spu: one per board, array
+#                            size and FORMATS; generated from hw/isa/spu_cfg.def
+#                            by synth/ppa_rows.sh, plus synth/ppa_table.tsv's) ->
 #                            build/ppa/formats/report.{json,csv,md} and the
 #                            "Formats per board" block of docs/fpga.md
-# (make ppa runs the same rows; after it, this only regenerates the docs)
+# (make ppa runs the same rows; after it, this only regenerates the docs;
+#  make ppa-formats-docs regenerates them from the rows run so far)
 PPA_SPU_IDS := $(shell awk '!/^\#/ && NF >= 4 && $$2 == "spu" { print $$1 "." $$3 }' $(PPA_TABLE))
 PPA_FMT_DIR := $(PPA_DIR)/formats
 .PHONY: ppa-formats
-ppa-formats: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_SPU_IDS))) | $(SPU_PPA_BIN)
+# make ppa-formats-docs: the same report and block from the array rows run
+# so far, running none (a row without an entry shows "not run")
+define PPA_FORMATS_DOCS
 	@mkdir -p $(PPA_FMT_DIR)
-	@$(SPU_PPA_BIN) report $(PPA_FMT_DIR) $(wildcard $(addprefix $(PPA_DIR)/,$(addsuffix /entry.json,$(PPA_SPU_IDS))))
-	@synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv docs/fpga.md
+	@$(SPU_PPA_BIN) report $(PPA_FMT_DIR) $$(for i in $(PPA_SPU_IDS); do f=$(PPA_DIR)/$$i/entry.json; [ -f $$f ] && echo $$f; done)
+	@synth/ppa_formats.sh $(PPA_TABLE) $(PPA_FMT_DIR)/report.csv docs/fpga.md $(PPA_FORMATS_DEF)
+endef
+.PHONY: ppa-formats-docs
+ppa-formats: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_SPU_IDS))) | $(SPU_PPA_BIN)
+	$(PPA_FORMATS_DOCS)
+ppa-formats-docs: | $(SPU_PPA_BIN)
+	$(PPA_FORMATS_DOCS)

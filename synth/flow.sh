@@ -3,7 +3,9 @@
 # `make ppa` (synth/build.mk) and the smoke test (tests/synth/).
 #
 #   synth/flow.sh entry NAME DEVICE OUTDIR
-#       the row (NAME, DEVICE) of synth/ppa_table.tsv, by one of the two below.
+#       the row (NAME, DEVICE) of synth/ppa_table.tsv or of the array rows
+#       generated from hw/isa/spu_cfg.def (synth/ppa_rows.sh; $PPA_TABLE, default
+#       $BUILD/ppa/table.tsv), by one of the two below.
 #   synth/flow.sh unit  NAME DEVICE OUTDIR TOP [PARAM=VALUE ...]
 #       a numerics unit (module TOP in hw/rtl/numerics/TOP.v, or the file
 #       given in $UNIT_SRC) inside the generated register harness, on DEVICE
@@ -154,10 +156,14 @@ mode=${1:-}
 if [ "$mode" = entry ]; then
     [ $# -eq 4 ] || fail "usage: synth/flow.sh entry NAME DEVICE OUTDIR"
     e_name=$2 e_dev=$3 e_out=$4
-    row=$(awk -v n="$e_name" -v d="$e_dev" '!/^#/ && $1 == n && $3 == d { $1 = $3 = ""; print; exit }' synth/ppa_table.tsv)
+    # the rows of make ppa: synth/ppa_table.tsv plus the generated array rows
+    # (synth/ppa_rows.sh; make passes the table it wrote as PPA_TABLE)
+    table=${PPA_TABLE:-$BUILD/ppa/table.tsv}
+    [ -n "${PPA_TABLE:-}" ] || synth/ppa_rows.sh synth/ppa_table.tsv hw/isa/spu_cfg.def "$table"
+    row=$(awk -v n="$e_name" -v d="$e_dev" '!/^#/ && $1 == n && $3 == d { $1 = $3 = ""; print; exit }' "$table")
     if [ -z "$row" ]; then
         # a numerics unit not (yet) in the table: default parameters
-        [ -f "hw/rtl/numerics/$e_name.v" ] || fail "$e_name ($e_dev) is not in synth/ppa_table.tsv"
+        [ -f "hw/rtl/numerics/$e_name.v" ] || fail "$e_name ($e_dev) is not in $table (synth/ppa_table.tsv or the generated array rows)"
         row="unit $e_name -"
     fi
     # shellcheck disable=SC2086

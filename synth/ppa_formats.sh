@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # synth/ppa_formats.sh TABLE REPORT.csv DOC -- docs/fpga.md's "Formats per
-# board" (make ppa-formats): every array row of TABLE (synth/ppa_table.tsv,
-# kind spu, named spu_<board>_<R>x<C>_<formats>) with its result in
+# board" (make ppa-formats): every array row of TABLE (build/ppa/table.tsv:
+# synth/ppa_table.tsv's and those synth/ppa_rows.sh generates; kind spu;
+# formats named from the FORMATS bits by DEF, hw/isa/spu_cfg.def) with its result in
 # REPORT.csv (spu-ppa report of the rows' entries) becomes the Markdown
 # table between the markers <!-- ppa-formats:begin/end --> of DOC, followed
 # by one line per board: the configurations that fit (placed, routed, met
 # the row's CLK_MHZ) and those that do not, with why. A row without an
 # entry is listed as "not run". Nothing in the block is typed by hand.
 set -euo pipefail
-table=${1:?usage: synth/ppa_formats.sh TABLE REPORT.csv DOC}
-csv=${2:?usage: synth/ppa_formats.sh TABLE REPORT.csv DOC}
-doc=${3:?usage: synth/ppa_formats.sh TABLE REPORT.csv DOC}
+table=${1:?usage: synth/ppa_formats.sh TABLE REPORT.csv DOC [DEF]}
+csv=${2:?usage: synth/ppa_formats.sh TABLE REPORT.csv DOC [DEF]}
+doc=${3:?usage: synth/ppa_formats.sh TABLE REPORT.csv DOC [DEF]}
+def=${4:-hw/isa/spu_cfg.def}
 [ -f "$csv" ] || { echo "ppa_formats: $csv missing (make ppa-formats)"; exit 1; }
+[ -f "$def" ] || { echo "ppa_formats: $def missing"; exit 1; }
+# "code=key ..." of the array dtypes (the FORMATS bits) in the formats table
+fkeys=$(awk '/^[ \t]*SPU_DTYPE[ \t]*\(/ { s = $0; sub(/^[^(]*\(/, "", s); sub(/\).*/, "", s); gsub(/[ \t"]/, "", s)
+             split(s, f, ","); if (f[5] == 1) printf "%s=%s ", f[3], f[2] }' "$def")
 grep -q '<!-- ppa-formats:begin -->' "$doc" || { echo "ppa_formats: marker <!-- ppa-formats:begin --> not in $doc"; exit 1; }
 block=$(mktemp)
 trap 'rm -f "$block"' EXIT
-awk -f "$(dirname "$0")/ppa_csv.awk" -f /dev/stdin "$csv" "$table" > "$block" <<'AWK'
+awk -v fkeys="$fkeys" -f "$(dirname "$0")/ppa_csv.awk" -f /dev/stdin "$csv" "$table" > "$block" <<'AWK'
 BEGIN { total["up5k"] = 5280; total["hx8k"] = 7680
+        nf = split(fkeys, fk, " "); for (i = 1; i <= nf; i++) { split(fk[i], kv, "="); fkey[kv[1] + 0] = kv[2] }
         bname["icebreaker"] = "iCEBreaker (UP5K)"; bname["hx8k"] = "HX8K" }
 FNR == 1 && FILENAME != ARGV[2] { n = csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
 FILENAME != ARGV[2] {
@@ -31,15 +38,19 @@ FILENAME != ARGV[2] {
 /^#/ || NF < 4 || $2 != "spu" { next }
 {
     id = $1 "." $3; name = $1; board = $4
-    # spu_<board>_<R>x<C>_<f1>_<f2>...
-    rest = substr(name, length("spu_" board "_") + 1)
-    arr = rest; sub(/_.*/, "", arr)
-    fm = substr(rest, length(arr) + 2); gsub(/_/, " + ", fm)
     rows = cols = fmask = clk = ""
     for (i = 5; i <= NF; i++) {
         split($i, kv, "=")
         if (kv[1] == "ROWS") rows = kv[2]; else if (kv[1] == "COLS") cols = kv[2]
         else if (kv[1] == "FORMATS") fmask = kv[2]; else if (kv[1] == "CLK_MHZ") clk = kv[2]
+    }
+    # the array and its formats from the row's parameters (ROWS, COLS; the
+    # FORMATS bits named by the formats table; the board's defaults when unset)
+    arr = (rows == "" ? "4" : rows) "x" (cols == "" ? "4" : cols)
+    m = (fmask == "" ? 1 : fmask + 0); fm = ""
+    for (b = 0; b < 32 && m > 0; b++) {
+        if (m % 2 == 1) fm = fm (fm == "" ? "" : " + ") ((b in fkey) ? fkey[b] : "bit " b "?")
+        m = int(m / 2)
     }
     cmd = "make bitstream BOARD=" board (rows != "" ? " ROWS=" rows : "") (cols != "" ? " COLS=" cols : "") \
           (fmask != "" ? " FORMATS=" fmask : "") (clk != "" ? " CLK_MHZ=" clk : "")

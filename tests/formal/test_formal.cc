@@ -299,6 +299,8 @@ const std::vector<Proof> kFull = {
     {"acc_fx", 2, ""}, {"acc_fx", 0, "SPLIT=1"}, {"acc_fx", 1, "SPLIT=1"}, {"acc_fx", 2, "SPLIT=1"},
     {"mx_dot", 3, "N=2 " E2M1},
     {"mx_dot", 1, "N=8"}, {"mx_dot", 2, "N=8"}, {"mx_dot", 3, "N=8"}, {"mx_dot", 7, "N=8"},
+    // the depths no other MX proof has (so every depth 1..12 is proven for some format and N)
+    {"mx_dot", 8, "N=8"}, {"mx_dot", 9, "N=8"}, {"mx_dot", 11, "N=8"},
     {"mx_dot", 2, "N=8 INT8=1"}, {"mx_dot", 12, "N=8 INT8=1"},
     {"mx_dot", 10, "N=32"},
     {"mx_dot", 12, "N=32 " E2M1},

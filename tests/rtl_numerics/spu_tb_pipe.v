@@ -51,7 +51,7 @@ module spu_tb_pipe (
     input  wire [255:0]  mx_b_i,
     input  wire [7:0]    sa_i,
     input  wire [7:0]    sb_i,
-    output wire [511:0]  mx_o       // 16 slots of 32 bits
+    output wire [639:0]  mx_o       // 20 slots of 32 bits
 );
     // ---- multipliers -------------------------------------------------------
     spu_mul_int8_pipe #(.STAGES(1)) u_int8_s1 (.clk_i(clk_i), .a_i(a_i[7:0]), .b_i(b_i[7:0]), .p_o(mul_o[0 +: 16]));
@@ -229,5 +229,15 @@ module spu_tb_pipe (
         u_mx14_e2m1_n32_s10 (.clk_i(clk_i), .a_i(a4[127:0]), .b_i(b4[127:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[448 +: 32]));
     spu_mx_dot_pipe #(.STAGES(9), .N(32), .INT8(0), .A_EXP(4), .A_MAN(3), .A_SPEC(2), .B_EXP(4), .B_MAN(3), .B_SPEC(2))
         u_mx15_e4m3_n32_s9 (.clk_i(clk_i), .a_i(mx_a_i[255:0]), .b_i(mx_b_i[255:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[480 +: 32]));
+    // the depths no slot above has (8, 11, 12; N = 8 keeps the model small) and
+    // the N = 32 mxfp4 unit at the depth of its PPA row (STAGES 12)
+    spu_mx_dot_pipe #(.STAGES(8), .N(8), .INT8(0), .A_EXP(4), .A_MAN(3), .A_SPEC(2), .B_EXP(4), .B_MAN(3), .B_SPEC(2))
+        u_mx16_e4m3_n8_s8 (.clk_i(clk_i), .a_i(mx_a_i[63:0]), .b_i(mx_b_i[63:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[512 +: 32]));
+    spu_mx_dot_pipe #(.STAGES(11), .N(8), .INT8(0), .A_EXP(4), .A_MAN(3), .A_SPEC(2), .B_EXP(4), .B_MAN(3), .B_SPEC(2))
+        u_mx17_e4m3_n8_s11 (.clk_i(clk_i), .a_i(mx_a_i[63:0]), .b_i(mx_b_i[63:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[544 +: 32]));
+    spu_mx_dot_pipe #(.STAGES(12), .N(8), .INT8(1), .A_EXP(4), .A_MAN(3), .A_SPEC(2), .B_EXP(4), .B_MAN(3), .B_SPEC(2))
+        u_mx18_int8_n8_s12 (.clk_i(clk_i), .a_i(mx_a_i[63:0]), .b_i(mx_b_i[63:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[576 +: 32]));
+    spu_mx_dot_pipe #(.STAGES(12), .N(32), .INT8(0), .A_EXP(2), .A_MAN(1), .A_SPEC(0), .B_EXP(2), .B_MAN(1), .B_SPEC(0))
+        u_mx19_e2m1_n32_s12 (.clk_i(clk_i), .a_i(a4[127:0]), .b_i(b4[127:0]), .sa_i(sa_i), .sb_i(sb_i), .f32_o(mx_o[608 +: 32]));
 endmodule
 `default_nettype wire

@@ -59,7 +59,7 @@ const CvtSlot kCvt[15] = {
     {SPU_FMT_E4M3, 5}, {SPU_FMT_E5M2, 4}, {SPU_FMT_E5M2, 5},
 };
 struct MxSlot { spu_fmt fa, fb; bool int8; int n, lat; };
-const MxSlot kMx[16] = {
+const MxSlot kMx[20] = {
     {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 1}, {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 2},
     {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 3}, {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 5},
     {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 7}, {SPU_FMT_E5M2, SPU_FMT_E5M2, false, 32, 2},
@@ -68,6 +68,8 @@ const MxSlot kMx[16] = {
     {SPU_FMT_E4M3, SPU_FMT_E4M3, true, 32, 0},  {SPU_FMT_E4M3, SPU_FMT_E4M3, true, 32, 4},
     {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 8, 3},  {SPU_FMT_E4M3, SPU_FMT_E4M3, true, 8, 2},
     {SPU_FMT_E2M1, SPU_FMT_E2M1, false, 32, 10}, {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 32, 9},
+    {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 8, 8},  {SPU_FMT_E4M3, SPU_FMT_E4M3, false, 8, 11},
+    {SPU_FMT_E4M3, SPU_FMT_E4M3, true, 8, 12},  {SPU_FMT_E2M1, SPU_FMT_E2M1, false, 32, 12},
 };
 
 struct PipeTest : ::testing::Test {
@@ -316,7 +318,7 @@ TEST_F(PipeTest, MxDotEveryDepthSampled) {
     Rng r(155);
     const long n = 20000;
     long nonfinite = 0, zero = 0;
-    for (long t = 0; t < n + 11; t++) {
+    for (long t = 0; t < n + 13; t++) {
         MxIn in;
         unsigned mode = r.below(8);
         for (int k = 0; k < 32; k++) {
@@ -333,9 +335,9 @@ TEST_F(PipeTest, MxDotEveryDepthSampled) {
         }
         m->sa_i = in.sa; m->sb_i = in.sb;
         hist.push_front(in);
-        if (hist.size() > 11) hist.pop_back();
+        if (hist.size() > 13) hist.pop_back();
         m->eval();
-        for (int s = 0; s < 16; s++) {
+        for (int s = 0; s < 20; s++) {
             const MxSlot &k = kMx[s];
             if ((long)hist.size() <= k.lat) continue;
             const MxIn &x = hist[k.lat];
