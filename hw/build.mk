@@ -105,7 +105,7 @@ SIMB_icebreaker_PAD  := 1
 SIMB_hx8k_DSP        := 0
 SIMB_hx8k_PAD        := 0
 SIMB_icebreaker_LOOPS := 4
-SIMB_hx8k_LOOPS      := 3
+SIMB_hx8k_LOOPS      := 2
 # scratchpad: 8 KiB of EBR on both boards' defaults; icebreaker-spram is the
 # iCEBreaker with SPAD_SPRAM=1 SPAD_BYTES=131072 (its four SPRAM blocks,
 # single-port banks; docs/rtl.md "Scratchpad in SPRAM")
@@ -121,7 +121,7 @@ SIMB_icebreaker-spram_LOOPS := 4
 SIMB_ROWS    ?= 4
 SIMB_COLS    ?= 4
 SIMB_CLK_MHZ ?= 24
-SIMB_BAUD    ?= 6000000
+SIMB_BAUD    ?= 8000000
 SIMB_BANKS   ?= 2
 SIMB_UCODE   ?= 256
 SIMB_CPB     := $(shell echo $$(( $(SIMB_CLK_MHZ) * 1000000 / $(SIMB_BAUD) )))

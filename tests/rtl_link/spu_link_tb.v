@@ -4,7 +4,9 @@
 // (CLKS_PER_BIT = 5, an odd count on purpose), and a receiver plus a
 // transmitter at CLKS_PER_BIT = 4 (the boards' ratio: 6 Mbaud at 24 MHz,
 // 12 Mbaud at 48 MHz) whose line the test drives itself, with the clock
-// error of a real host. All outputs are always ready.
+// error of a real host, and the same pair at CLKS_PER_BIT = 3 (u3_*: the
+// boards' default since issue 13, 8 Mbaud at 24 MHz). All outputs are
+// always ready.
 `default_nettype none
 module spu_link_tb (
     input  wire        clk_i,
@@ -43,7 +45,16 @@ module spu_link_tb (
     input  wire        u4_valid_i,
     output wire        u4_ready_o,
     input  wire [7:0]  u4_data_i,
-    output wire        u4_line_o
+    output wire        u4_line_o,
+    input  wire        u3_line_i,
+    output wire        u3_out_valid_o,
+    output wire [7:0]  u3_out_data_o,
+    output wire        u3_ferr_o,
+    output wire        u3_ovr_o,
+    input  wire        u3_valid_i,
+    output wire        u3_ready_o,
+    input  wire [7:0]  u3_data_i,
+    output wire        u3_line_o
 );
     wire [31:0] crc_reg;
     spu_crc32 u_crc (
@@ -79,6 +90,15 @@ module spu_link_tb (
     spu_uart_tx #(.CLKS_PER_BIT(4)) u_tx4 (
         .clk_i(clk_i), .rst_i(rst_i), .in_valid_i(u4_valid_i), .in_ready_o(u4_ready_o),
         .in_data_i(u4_data_i), .tx_o(u4_line_o)
+    );
+    spu_uart_rx #(.CLKS_PER_BIT(3)) u_rx3 (
+        .clk_i(clk_i), .rst_i(rst_i), .rx_i(u3_line_i), .out_valid_o(u3_out_valid_o),
+        .out_ready_i(1'b1), .out_data_o(u3_out_data_o), .overrun_o(u3_ovr_o),
+        .frame_err_o(u3_ferr_o)
+    );
+    spu_uart_tx #(.CLKS_PER_BIT(3)) u_tx3 (
+        .clk_i(clk_i), .rst_i(rst_i), .in_valid_i(u3_valid_i), .in_ready_o(u3_ready_o),
+        .in_data_i(u3_data_i), .tx_o(u3_line_o)
     );
     wire unused_ok = &{1'b0, ovr_unused};
 endmodule

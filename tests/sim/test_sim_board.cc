@@ -28,7 +28,7 @@ std::string board_model(const std::string &b)
     return b == "icebreaker-spram" ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1"
                                    : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1";
 }
-constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 6000000, kCpb = 4;
+constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 8000000, kCpb = 3;
 
 struct Dev {
     spu_device *d = nullptr;
@@ -51,8 +51,8 @@ TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
     EXPECT_EQ((in.features & SPU_FEATURE_SPRAM) != 0, std::string(GetParam()) == "icebreaker-spram");
     EXPECT_EQ(in.ucode_words, 256u);
     EXPECT_EQ(in.drain_lanes, 1u);
-    // the HX8K carries one loop-stack entry fewer (area, docs/fpga.md)
-    EXPECT_EQ(in.loop_depth, std::string(GetParam()) == "hx8k" ? 3u : 4u);
+    // the HX8K carries two loop-stack entries fewer (area, docs/fpga.md)
+    EXPECT_EQ(in.loop_depth, std::string(GetParam()) == "hx8k" ? 2u : 4u);
     EXPECT_EQ(in.clock_hz, kBoardClock);
     EXPECT_EQ(in.link_baud, kBoardBaud);
     spu_sim_time_t t;
@@ -134,8 +134,8 @@ TEST_P(BoardSim, GemmBeyond8KiBIsOnePieceOnSpramAndExact)
     EXPECT_EQ(spu_compare_devices(s.d, m.d, 0, board_spad(b), what, sizeof what), 0) << what;
 }
 
-// The simulated time of a transaction is the board's: 10 bit times of 4
-// clocks for every link byte each way (8N1 at 24 MHz / 6 Mbaud), plus the
+// The simulated time of a transaction is the board's: 10 bit times of 3
+// clocks for every link byte each way (8N1 at 24 MHz / 8 Mbaud), plus the
 // engine's own few cycles. Checked on WRITE/READ (bytes dominate) and on a
 // GEMM (link + RUN-to-halt cycles + a bounded per-transaction overhead).
 TEST_P(BoardSim, LinkCyclesAreAccountedFor)

@@ -3,7 +3,7 @@
 // Pin mapping around spu_board_spu (PLL, reset, SPU, UART link, activity).
 // 12 MHz oscillator (J3) -> PLL (SB_PLL40_CORE) -> CLK_MHZ system clock; the
 // host link is the FT2232H channel B UART (RX B10, TX B12), 8N1 at BAUD
-// (default 0: 6 Mbaud at 24 MHz, 12 Mbaud at 48 MHz; spu_board_spu). Pins:
+// (default 0: 8 Mbaud at 24 MHz, 12 Mbaud at 48 MHz; spu_board_spu). Pins:
 // constraints/hx8k.pcf. Build: `make bitstream BOARD=hx8k`. The HX8K has no
 // DSP blocks (multipliers are LUTs) and no user button (power-on reset only).
 //   led_o[0]  heartbeat            led_o[1]  UART RX activity
@@ -33,7 +33,7 @@ module spu_board_hx8k #(
         .ROWS(ROWS), .COLS(COLS), .FORMATS(FORMATS), .CLK_MHZ(CLK_MHZ), .BAUD(BAUD),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .UCODE_WORDS(UCODE_WORDS),
         .USE_ICE40_DSP(0), .PLL_USE_PAD(0),
-        .LOOP_DEPTH(3)   // area: one loop-stack entry (50 flip-flops and their selects) fewer (docs/fpga.md)
+        .LOOP_DEPTH(2)   // area: two loop-stack entries (50 flip-flops and their selects each) fewer (docs/fpga.md)
     ) u_board (
         .clk12_i(clk12_i), .btn_n_i(1'b1), .uart_rx_i(uart_rx_i), .uart_tx_o(uart_tx_o),
         .rst_o(rst), .busy_o(busy), .heartbeat_o(beat), .rx_act_o(rx_act), .tx_act_o(tx_act)

@@ -10,10 +10,11 @@
 // Board shape of the core: array row/column buses, 32-bit counters in an
 // EBR, one accumulator drained per cycle (DRAIN_LANES = 1: one requantizer).
 // CLK_MHZ is one of 24, 30, 36, 42, 48 (PLL settings from `icepll -i 12 -o F`);
-// CLK_MHZ * 1e6 / BAUD must be an integer >= 4. BAUD = 0 (the boards'
+// CLK_MHZ * 1e6 / BAUD must be an integer >= 3. BAUD = 0 (the boards'
 // default) picks the fastest rate of the host's FT2232H (12 MHz / n: 12, 8,
-// 6 Mbaud, then fractional divisors) that the clock divides into >= 4 clocks
-// per bit: 12 Mbaud at 48 MHz, 6 Mbaud at 24, 30, 36 and 42 MHz.
+// 6 Mbaud, then fractional divisors) that the clock divides into >= 3 clocks
+// per bit: 8 Mbaud at 24 MHz, 12 Mbaud at 36 and 48 MHz, 6 Mbaud at 30 and
+// 42 MHz (3 clocks per bit: the receiver's margin in docs/fpga.md).
 `default_nettype none
 module spu_board_spu #(
     parameter integer ROWS          = 4,
@@ -26,7 +27,7 @@ module spu_board_spu #(
     parameter integer UCODE_WORDS   = 256,
     parameter integer USE_ICE40_DSP = 0,   // tile multipliers as SB_MAC16 pairs (UP5K)
     parameter integer PLL_USE_PAD   = 0,   // SB_PLL40_PAD (UP5K pin 35) vs SB_PLL40_CORE
-    parameter integer LOOP_DEPTH    = 4,   // nested hardware loops (INFO reports it; HX8K: 3)
+    parameter integer LOOP_DEPTH    = 4,   // nested hardware loops (INFO reports it; HX8K: 2)
     parameter integer SPAD_SPRAM    = 0    // 1: scratchpad banks in the UP5K's SPRAM (spu_spad)
 ) (
     input  wire clk12_i,
@@ -43,9 +44,9 @@ module spu_board_spu #(
     localparam [6:0] DIVF = (CLK_MHZ == 48) ? 7'd63 : (CLK_MHZ == 42) ? 7'd55 :
                             (CLK_MHZ == 36) ? 7'd47 : (CLK_MHZ == 30) ? 7'd79 : 7'd63;
     localparam [2:0] DIVQ = (CLK_MHZ == 30 || CLK_MHZ == 24) ? 3'd5 : 3'd4;
-    localparam integer BAUD_FT = (CLK_MHZ % 12 == 0 && CLK_MHZ >= 48) ? 12000000 :
-                                 (CLK_MHZ %  8 == 0 && CLK_MHZ >= 32) ?  8000000 :
-                                 (CLK_MHZ %  6 == 0 && CLK_MHZ >= 24) ?  6000000 : 3000000;
+    localparam integer BAUD_FT = (CLK_MHZ % 12 == 0 && CLK_MHZ >= 36) ? 12000000 :
+                                 (CLK_MHZ %  8 == 0 && CLK_MHZ >= 24) ?  8000000 :
+                                 (CLK_MHZ %  6 == 0 && CLK_MHZ >= 18) ?  6000000 : 3000000;
     localparam integer BAUD_EFF = (BAUD != 0) ? BAUD : BAUD_FT;
     localparam integer CLKS_PER_BIT = (CLK_MHZ * 1000000) / BAUD_EFF;
 

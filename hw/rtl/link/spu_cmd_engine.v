@@ -371,8 +371,14 @@ module spu_cmd_engine #(
                              c_regs_q     ? 11'd64 : rlen[10:0];
     wire        has_body   = c_info_q || c_status_q || c_counters_q ||
                              c_regs_q || (c_read_q && rlen[10:0] != 11'd0);
-    // E_ACT ends with the payload: WRITE/UCODE leave the 4-byte address
-    wire        act_done   = (len_q == (c_args_q ? 11'd0 : 11'd4));
+    // E_ACT ends with the payload: WRITE/UCODE leave the 4-byte address.
+    // Registered (timing: len_q's compare no longer sits in front of the
+    // scratchpad / microcode / argument write enables): len_q holds still
+    // from sub 0 to the end of sub 1, so act_done_q is valid in sub 1,
+    // where the verdict is taken (one cycle more per WRITE/UCODE/ARGS frame)
+    reg         act_done_q;
+    always @(posedge clk_i)
+        act_done_q <= (len_q == (c_args_q ? 11'd0 : 11'd4));
     wire [31:0] spad_addr  = {{(32-SAW){1'b0}}, spad_sum[SAW-1:0]};
     wire [31:0] ucode_addr = {{(32-UAW){1'b0}}, ucode_sum[UAW-1:0]};
 
@@ -433,11 +439,12 @@ module spu_cmd_engine #(
             end
             // ---- move payload bytes into the core: sub 0 read the ring, 1 use
             E_ACT: begin
-                if (act_done) begin
+                if (sub_q == 2'd0) begin
+                    sub_d = 2'd1;
+                end else if (act_done_q) begin
                     st_d  = E_HDR;
                     cnt_d = 11'd0;
-                end else if (sub_q == 2'd0) begin
-                    sub_d = 2'd1;
+                    sub_d = 2'd0;
                 end else if (c_write_q) begin
                     spad_req_valid_o = 1'b1;
                     spad_req_we_o    = 1'b1;

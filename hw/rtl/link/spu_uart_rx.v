@@ -1,4 +1,5 @@
-// spu_uart_rx -- 8N1 UART receiver, CLKS_PER_BIT clocks per bit (>= 4).
+// spu_uart_rx -- 8N1 UART receiver, CLKS_PER_BIT clocks per bit (>= 3; at 3
+// the host's clock may be off by -3.3 % .. +3.7 %: docs/fpga.md "UART rate").
 //
 // rx_i is the line (idle high); it is synchronised with two flops. A start
 // bit is confirmed at its middle, then each data bit (LSB first) is sampled
