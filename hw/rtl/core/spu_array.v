@@ -382,6 +382,91 @@ module spu_array #(
                 end
             endfunction
 
+            // The same step as mac for the one-byte formats (int8, e4m3, e5m2 and
+            // the MX element types), computed in a 64-bit and an (ACC_W-64)-bit
+            // half: every such term's magnitude is below 2^64 (see mac), so the
+            // sum is a 64-bit add or subtract with its carry / borrow into the
+            // high half. A Verilated model then does native 64-bit arithmetic
+            // instead of ACC_W-bit VlWide adds and subtracts (docs/sim.md
+            // "Speed"); the result is mac's, bit for bit (bf16 keeps mac).
+            // tmag: the product's magnitude on the grid (0 for a NaN / Inf
+            // product and for a format this build does not carry)
+            function [63:0] tmag(input [3:0] fmt, input [7:0] a, input [7:0] b);
+                reg [15:0] p;
+                reg [7:0]  sig, sh;
+                reg [4:0]  ae, be;
+                reg [3:0]  as, bs;
+                begin
+                    tmag = 64'd0;
+                    if (fmt == DT_INT8) begin
+                        p    = $signed(a) * $signed(b);
+                        tmag = {48'd0, p[15] ? -p : p};
+                    end else if (fmt == DT_E4M3 && HAS_E4M3 != 0) begin
+                        ae  = {1'b0, a[6:3] | {3'd0, ~(|a[6:3])}};
+                        be  = {1'b0, b[6:3] | {3'd0, ~(|b[6:3])}};
+                        as  = {|a[6:3], a[2:0]};
+                        bs  = {|b[6:3], b[2:0]};
+                        sig = {4'd0, as} * {4'd0, bs};
+                        sh  = {3'd0, ae} + {3'd0, be} - 8'd20 - LSB8;
+                        if (!((&a[6:0]) | (&b[6:0])))
+                            tmag = {56'd0, sig} << sh;
+                    end else if (fmt == DT_E5M2 && HAS_E5M2 != 0) begin
+                        ae  = a[6:2] | {4'd0, ~(|a[6:2])};
+                        be  = b[6:2] | {4'd0, ~(|b[6:2])};
+                        as  = {1'b0, |a[6:2], a[1:0]};
+                        bs  = {1'b0, |b[6:2], b[1:0]};
+                        sig = {4'd0, as} * {4'd0, bs};
+                        sh  = {3'd0, ae} + {3'd0, be} - 8'd34 - LSB8;
+                        if (!((&a[6:2]) | (&b[6:2])))
+                            tmag = {56'd0, sig} << sh;
+                    end
+                end
+            endfunction
+            // tspc: {NaN product, Inf product} of the one-byte formats, as mac
+            function [1:0] tspc(input [3:0] fmt, input [6:0] a, input [6:0] b);   // (sign bits: no role)
+                reg an, bn, ai, bi, pn;
+                begin
+                    tspc = 2'b00;
+                    if (fmt == DT_E4M3 && HAS_E4M3 != 0) begin
+                        tspc = {(&a[6:0]) | (&b[6:0]), 1'b0};
+                    end else if (fmt == DT_E5M2 && HAS_E5M2 != 0) begin
+                        an   = (&a[6:2]) & (|a[1:0]);
+                        bn   = (&b[6:2]) & (|b[1:0]);
+                        ai   = (&a[6:2]) & ~(|a[1:0]);
+                        bi   = (&b[6:2]) & ~(|b[1:0]);
+                        pn   = an | bn | (ai & ~(|b[6:0])) | (bi & ~(|a[6:0]));
+                        tspc = {pn, ~pn & (ai | bi)};
+                    end
+                end
+            endfunction
+            // macf: mac's next state {ovf, ninf, pinf, nan, acc} for a term of
+            // magnitude mg (sign sg: the operands' sign bits) and flags pf
+            localparam integer HW = (ACC_W > 64) ? ACC_W - 64 : 1;
+            function [ACC_W+3:0] macf(input [ACC_W+3:0] st, input [63:0] mg, input [1:0] pf,
+                                      input sg);
+                reg [63:0]   lo, ln;
+                reg [HW-1:0] hi, hn;
+                reg          tn, ovf;
+                begin
+                    lo = st[63:0];
+                    hi = st[ACC_W-1:ACC_W-HW];
+                    tn = sg & (mg != 64'd0);
+                    if (tn) begin
+                        ln = lo - mg;
+                        hn = hi - {{(HW-1){1'b0}}, lo < mg};
+                    end else begin
+                        ln = lo + mg;
+                        hn = hi + {{(HW-1){1'b0}}, ln < lo};
+                    end
+                    ovf  = (hi[HW-1] == tn) && (hn[HW-1] != hi[HW-1]);
+                    macf = {st[ACC_W+3] | ovf, st[ACC_W+2] | (pf[0] & sg), st[ACC_W+1] | (pf[0] & ~sg),
+                            st[ACC_W] | pf[1], hn, ln};
+                end
+            endfunction
+            // the one-byte path applies: not bf16, and an accumulator wider than 64 bits
+            localparam integer FASTW = (ACC_W > 64) ? 1 : 0;
+            wire f_slow = (FASTW == 0) || ((HAS_BF16 != 0) && (fmt_i == DT_BF16));
+
             // MX: a block's scale word. The block sum blk (two's complement, on the
             // 2^-32 grid, or on 2^0 for mxint8 whose elements weigh 2^-6 each)
             // times 2^(sa + sb - 254), put on the 2^-32 grid: shifted left
@@ -432,25 +517,45 @@ module spu_array #(
                 // one clocked block per tile, constant part-selects: a tile's
                 // write is a fixed-position update, not a variable part-select
                 // insert (a Verilated model's cost; docs/sim.md "Speed")
+                // t_on: some tile changes this cycle. Every tile's block tests
+                // this one condition first, so a Verilated model merges the
+                // tests of consecutive tiles into one (the idle array costs a
+                // branch per block group, not two tests per tile)
+                wire t_on = rst_i | (|clr_i) | mac_en;
+                // MX: the tiles' block sums in one register (tile t at
+                // blk_q[t*ACC_W +: ACC_W]), like acc_q: a Verilated model then
+                // commits it with one copy per clock instead of one per tile word
+                if (HAS_MX != 0) begin : g_mx
+                reg [NT*ACC_W-1:0] blk_q;       // the MX block sums
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
-                    if (HAS_MX != 0) begin : g_mx
-                        reg [ACC_W-1:0] blk_q;       // the MX block sum
-                        always @(posedge clk_i) begin
+                        always @(posedge clk_i) if (t_on) begin
                             if (rst_i || clr_i[gt]) begin
                                 acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 flg_q[gt*4 +: 4]         <= 4'd0;
-                                blk_q                    <= {ACC_W{1'b0}};
+                                blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                             end else if (mac_en) begin
                                 if (is_mx && mk_t[gt]) begin
                                     {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                        mxs({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, blk_q,
+                                        mxs({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, blk_q[gt*ACC_W +: ACC_W],
                                             a_t[gt*8 +: 8], b_t[gt*8 +: 8], is_mi8);
-                                    blk_q <= {ACC_W{1'b0}};
+                                    blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                end else if (is_mx && FASTW != 0) begin
+                                    {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]} <=
+                                        macf({flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]},
+                                             tmag(efmt, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
+                                             tspc(efmt, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
+                                             a_t[gt*8+7] ^ b_t[gt*8+7]);
                                 end else if (is_mx) begin
-                                    {flg_q[gt*4 +: 4], blk_q} <=
-                                        mac({flg_q[gt*4 +: 4], blk_q}, efmt,
+                                    {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]} <=
+                                        mac({flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]}, efmt,
                                             a_t[gt*8 +: 8], b_t[gt*8 +: 8],
                                             a_u[gt*8 +: 8], b_u[gt*8 +: 8], 1'b0);
+                                end else if (!f_slow) begin
+                                    {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
+                                        macf({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
+                                             tmag(fmt_i, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
+                                             tspc(fmt_i, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
+                                             a_t[gt*8+7] ^ b_t[gt*8+7]);
                                 end else begin
                                     {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
                                         mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
@@ -459,11 +564,19 @@ module spu_array #(
                                 end
                             end
                         end
-                    end else begin : g_nomx
-                        always @(posedge clk_i) begin
+                    end
+                end else begin : g_nomx
+                for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
+                        always @(posedge clk_i) if (t_on) begin
                             if (rst_i || clr_i[gt]) begin
                                 acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 flg_q[gt*4 +: 4]         <= 4'd0;
+                            end else if (mac_en && !f_slow) begin
+                                {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
+                                    macf({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
+                                         tmag(fmt_i, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
+                                         tspc(fmt_i, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
+                                         a_t[gt*8+7] ^ b_t[gt*8+7]);
                             end else if (mac_en) begin
                                 {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
                                     mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
