@@ -19,6 +19,14 @@ CFLAGS_COMMON := -std=c11 -Wall -Wextra -Werror -O2 -g -D_DEFAULT_SOURCE -D_GNU_
 CXXFLAGS_COMMON := -std=c++17 -Wall -Wextra -O2 -g
 INCLUDES   := -Ihost/include -Ihw/isa -I$(BUILD)/gen -Ihost/src
 
+# The test objects bake in the checkout's and the build tree's paths
+# (-DSPU_SOURCE_DIR / -DSPU_BUILD_DIR). This file holds them and is rewritten
+# only when they change, so a build tree copied or moved to another checkout
+# rebuilds those objects instead of running the first checkout's files.
+PATHS_STAMP := $(BUILD)/gen/paths.txt
+$(shell mkdir -p $(BUILD)/gen && p='$(CURDIR) $(abspath $(BUILD))' && \
+  { [ "$$(cat $(PATHS_STAMP) 2>/dev/null)" = "$$p" ] || echo "$$p" > $(PATHS_STAMP); })
+
 # Debian packages the build and the tests use; fragments may add more.
 DEBS := build-essential pkg-config verilator yosys nextpnr-ice40 fpga-icestorm \
         libusb-1.0-0-dev libftdi1-dev libgtest-dev libcjson-dev zlib1g-dev clang libclang-rt-14-dev \

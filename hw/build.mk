@@ -159,7 +159,7 @@ $(SIM_TB_LIB): tests/rtl_link/spu_link_tb.v $(HW_RTL_SRCS) $(BUILD)/gen/spu_isa.
 	$(MAKE) -j1 -C $(SIM_TB_DIR) -f Vspu_link_tb.mk $(SIM_OPT) Vspu_link_tb__ALL.a
 
 RTL_LINK_OBJS := $(patsubst tests/%.cc,$(BUILD)/obj/tests/%.o,$(wildcard tests/rtl_link/*.cc))
-$(RTL_LINK_OBJS): $(BUILD)/obj/tests/rtl_link/%.o: tests/rtl_link/%.cc $(SIM_TOP_LIB) $(SIM_TB_LIB) $(GEN_HEADERS)
+$(RTL_LINK_OBJS): $(BUILD)/obj/tests/rtl_link/%.o: tests/rtl_link/%.cc $(SIM_TOP_LIB) $(SIM_TB_LIB) $(GEN_HEADERS) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(VL_CXXFLAGS_NT) $(INCLUDES) -I$(SIM_TOP_DIR) -I$(SIM_TB_DIR) -Ihw/sim $(SIM_DEFS) \
 	  -DSPU_SOURCE_DIR=\"$(CURDIR)\" -DSPU_BUILD_DIR=\"$(abspath $(BUILD))\" -MMD -MP -c -o $@ $<

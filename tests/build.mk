@@ -14,7 +14,7 @@ TEST_BINS += $(BUILD)/tests/spu_$(1)_tests
 endef
 $(foreach s,$(TEST_SUITES),$(eval $(call test_suite_rule,$(s))))
 
-$(BUILD)/obj/tests/%.o: tests/%.cc $(GEN_HEADERS)
+$(BUILD)/obj/tests/%.o: tests/%.cc $(GEN_HEADERS) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS_COMMON) $(INCLUDES) -DSPU_SOURCE_DIR=\"$(CURDIR)\" -DSPU_BUILD_DIR=\"$(abspath $(BUILD))\" -MMD -MP -c -o $@ $<
 
@@ -45,7 +45,7 @@ $(ASAN_LIB): $(ASAN_LIB_OBJS)
 $(ASAN_SPU): $(ASAN_CLI_OBJS) $(ASAN_LIB)
 	@mkdir -p $(dir $@)
 	clang $(ASAN_FLAGS) -o $@ $(ASAN_CLI_OBJS) $(ASAN_LIB) $(LIBSPU_LIBS)
-$(ASAN_DIR)/obj/tests/%.o: tests/%.cc $(GEN_HEADERS)
+$(ASAN_DIR)/obj/tests/%.o: tests/%.cc $(GEN_HEADERS) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	clang++ $(CXXFLAGS_COMMON) $(ASAN_FLAGS) $(INCLUDES) -DSPU_SOURCE_DIR=\"$(CURDIR)\" -DSPU_BUILD_DIR=\"$(abspath $(ASAN_DIR))\" -MMD -MP -c -o $@ $<
 
