@@ -10,7 +10,9 @@
 #   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word)
 #   c4s: c4 with the iCEBreaker's scratchpad: 128 KiB in 2 banks of single-port
 #        SPRAM (SPAD_SPRAM=1, spu_spram_model; an mm waits for the drain)
-# c8 and c8n carry every array format (FORMATS = int8 e4m3 e5m2, as spu-sim);
+#   c4f: c4 carrying every array format (FORMATS 0x1F9D): bf16 and MX on the
+#        boards' broadcast wiring
+# c8 and c8n carry every array format (FORMATS 0x1F9D, as spu-sim);
 # c4 carries int8 only (the boards' FORMATS = 1). c8 and c8n carry the vector
 # unit (VECTOR=1, as spu-sim), c4 does not (the boards).
 # The harness reads the scalar registers through the core's REGS port, so no
@@ -22,13 +24,16 @@ RTLC_DIR     := $(BUILD)/rtl_core
 RTLC_RTL     := $(sort $(wildcard hw/rtl/core/*.v))
 RTLC_NUM     := $(sort $(wildcard hw/rtl/numerics/*.v))   # units the float tiles instantiate (-y)
 RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
-RTLC_CFGS    := c8 c4 c8n c4s
+RTLC_CFGS    := c8 c4 c8n c4s c4f
 RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'h1F9D -GVECTOR=1
 RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
 RTLC_GEOM_c8n := $(RTLC_GEOM_c8) -GDRAIN_LANES=1
 RTLC_GEOM_c4s := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=131072 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                  -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1 -GSPAD_SPRAM=1
+# c4f: c4 (the boards' broadcast array wiring) carrying every array format:
+# bf16 and MX on the BROADCAST = 1 path
+RTLC_GEOM_c4f := $(RTLC_GEOM_c4) -GFORMATS=32\'h1F9D
 RTLC_TEST    := $(BUILD)/tests/spu_rtl_core_tests
 RTLC_VLROOT  := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null || echo /usr/share/verilator)
 RTLC_VLINC   := $(RTLC_VLROOT)/include

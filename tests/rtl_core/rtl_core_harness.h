@@ -17,6 +17,8 @@
 #include "Vspu_core_c8n___024root.h"
 #include "Vspu_core_c4s.h"
 #include "Vspu_core_c4s___024root.h"
+#include "Vspu_core_c4f.h"
+#include "Vspu_core_c4f___024root.h"
 #include "verilated.h"
 
 extern "C" {
@@ -210,17 +212,19 @@ template <class V> class Core : public CoreBase {
 
 // The Verilated configurations (tests/rtl_core/build.mk): 8 = c8, 4 = c4,
 // 1 = c8n (c8 with one drain lane: int32 elements share a word), 5 = c4s
-// (c4 with the iCEBreaker's 128 KiB single-port SPRAM scratchpad).
+// (c4 with the iCEBreaker's 128 KiB single-port SPRAM scratchpad), 6 = c4f
+// (c4 carrying every array format: bf16 and MX on the broadcast wiring).
 inline std::unique_ptr<CoreBase> make_core(int which)
 {
     if (which == 5) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4s>({4, 4, 131072, 2, 256, 4, 1, 0x1, 0, 1}));
+    if (which == 6) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4f>({4, 4, 8192, 2, 256, 4, 1, 0x1F9D, 0}));
     if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x1F9D, 1}));
     if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x1F9D, 1}));
     return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1, 0}));
 }
 inline std::string core_name(int which)
 {
-    return which == 8 ? "g8x8" : which == 1 ? "g8x8_1lane" : which == 5 ? "g4x4_spram" : "g4x4";
+    return which == 8 ? "g8x8" : which == 1 ? "g8x8_1lane" : which == 5 ? "g4x4_spram" : which == 6 ? "g4x4_float" : "g4x4";
 }
 
 // ---- instruction builders (the C encoder of host/include/spu/isa.h) ---------
