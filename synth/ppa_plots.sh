@@ -109,7 +109,7 @@ set style data histograms
 set style fill solid 0.7 border -1
 set boxwidth 0.8
 set ylabel 'LCs per element (cheapest depth that closes)'
-set xtics rotate by -35 scale 0
+set xtics rotate by -35 scale 0 noenhanced
 set grid ytics
 set yrange [0:*]
 set datafile separator '\t'
