@@ -5,6 +5,7 @@
 #define SPU_RT_TEST_UTIL_H
 
 #include "spu/npy.h"
+#include "spu/runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -66,6 +67,32 @@ struct Dir {
         fputs(s.c_str(), fp);
         fclose(fp);
         written.push_back(path(f));
+    }
+};
+
+// A shipped model (models/NAME/graph.json) and the Fashion-MNIST test set,
+// freed on scope exit; images() gives test images as floats in [0, 1].
+struct LoadedNet {
+    spu_net *net = nullptr;
+    spu_dataset ds{};
+    ~LoadedNet()
+    {
+        spu_net_free(net);
+        spu_dataset_free(&ds);
+    }
+    void load(const std::string &model)
+    {
+        char err[512] = "";
+        const std::string g = std::string(SPU_SOURCE_DIR "/models/") + model + "/graph.json";
+        ASSERT_EQ(spu_net_load(&net, g.c_str(), err, sizeof err), 0) << err;
+        ASSERT_EQ(spu_fmnist_load(nullptr, "t10k", &ds, err, sizeof err), 0) << err;
+    }
+    std::vector<float> images(size_t off, size_t n) const
+    {
+        std::vector<float> v(n * 784);
+        for (size_t i = 0; i < n * 784; i++)
+            v[i] = ds.images[off * 784 + i] / 255.0f;
+        return v;
     }
 };
 

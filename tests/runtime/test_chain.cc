@@ -12,36 +12,14 @@ extern "C" {
 
 #include <gtest/gtest.h>
 
+#include "rt_test_util.h"
+
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 namespace {
-
-struct Loaded {
-    spu_net *net = nullptr;
-    spu_dataset ds{};
-    ~Loaded()
-    {
-        spu_net_free(net);
-        spu_dataset_free(&ds);
-    }
-    void load(const std::string &model)
-    {
-        char err[512] = "";
-        const std::string g = std::string(SPU_SOURCE_DIR "/models/") + model + "/graph.json";
-        ASSERT_EQ(spu_net_load(&net, g.c_str(), err, sizeof err), 0) << err;
-        ASSERT_EQ(spu_fmnist_load(nullptr, "t10k", &ds, err, sizeof err), 0) << err;
-    }
-    std::vector<float> images(size_t off, size_t n) const
-    {
-        std::vector<float> v(n * 784);
-        for (size_t i = 0; i < n * 784; i++)
-            v[i] = ds.images[off * 784 + i] / 255.0f;
-        return v;
-    }
-};
 
 // round(acc / 2^sh) half to even, clamp to int8 -- the requantizer as
 // docs/numerics.md states it, in integer arithmetic
@@ -131,7 +109,7 @@ class Chain : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(Chain, DeviceEqualsPlainLoopsAndNamesItsHostOps)
 {
-    Loaded L;
+    LoadedNet L;
     L.load(GetParam());
     ASSERT_TRUE(L.net->chain);
     const size_t N = 70, OFF = 500, O = spu_net_output_size(L.net);   // 70: two batches
@@ -170,7 +148,7 @@ TEST_P(Chain, DeviceEqualsPlainLoopsAndNamesItsHostOps)
 // chain has power-of-two scales and FP8 codes between the GEMMs).
 static void keeps(const char *model, spu_net_format fmt, size_t pct)
 {
-    Loaded L;
+    LoadedNet L;
     L.load(model);
     ASSERT_EQ(spu_net_host_ops_on(L.net, fmt, SPU_FEATURE_VECTOR, nullptr, 0), 0u);
     const size_t N = 200, O = 10;
@@ -216,7 +194,7 @@ INSTANTIATE_TEST_SUITE_P(Fmnist, Chain, ::testing::Values("fmnist-mlp", "fmnist-
 // spu_net_host_ops_dev (what `spu infer` prints) says so.
 TEST(ChainGeometry, NoBiasRegistersTakesThePerOpPathAndSaysSo)
 {
-    Loaded L;
+    LoadedNet L;
     L.load("fmnist-mlp");
     const char *geo = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&formats=1";
     spu_device *small = nullptr, *small_novec = nullptr, *big = nullptr;

@@ -12,6 +12,8 @@ extern "C" {
 
 #include <gtest/gtest.h>
 
+#include "rt_test_util.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -24,29 +26,6 @@ enum {
     DT_END_
 };
 
-struct Net {
-    spu_net *net = nullptr;
-    spu_dataset ds{};
-    ~Net()
-    {
-        spu_net_free(net);
-        spu_dataset_free(&ds);
-    }
-    void load(const char *model)
-    {
-        char err[512] = "";
-        const std::string g = std::string(SPU_SOURCE_DIR "/models/") + model + "/graph.json";
-        ASSERT_EQ(spu_net_load(&net, g.c_str(), err, sizeof err), 0) << err;
-        ASSERT_EQ(spu_fmnist_load(nullptr, "t10k", &ds, err, sizeof err), 0) << err;
-    }
-    std::vector<float> images(size_t off, size_t n) const
-    {
-        std::vector<float> v(n * 784);
-        for (size_t i = 0; i < v.size(); i++)
-            v[i] = ds.images[off * 784 + i] / 255.0f;
-        return v;
-    }
-};
 
 // The MLP (flatten, dense, relu) in an MX format on the host: every dense
 // layer's input rows and weight columns quantized in 32-element blocks along
@@ -112,7 +91,7 @@ TEST(GenericFormats, NamesComeFromTheDtypeTable)
 
 TEST(GenericFormats, MxLogitsEqualExactBlockDotProducts)
 {
-    Net L;
+    LoadedNet L;
     L.load("fmnist-mlp");
     const size_t N = 12, OFF = 300;
     auto img = L.images(OFF, N);
@@ -139,7 +118,7 @@ TEST(GenericFormats, MxLogitsEqualExactBlockDotProducts)
 
 TEST(GenericFormats, Bf16AndMxKeepThePredictions)
 {
-    Net L;
+    LoadedNet L;
     L.load("fmnist-mlp");
     const size_t N = 200;
     auto img = L.images(0, N);
@@ -162,7 +141,7 @@ TEST(GenericFormats, Bf16AndMxKeepThePredictions)
 
 TEST(GenericFormats, RefusedWhereTheDeviceLacksTheFormat)
 {
-    Net L;
+    LoadedNet L;
     L.load("fmnist-mlp");
     auto img = L.images(0, 2);
     std::vector<float> y(20);
@@ -180,7 +159,7 @@ TEST(GenericFormats, RefusedWhereTheDeviceLacksTheFormat)
 
 TEST(GenericFormats, MxAndBf16OnSimBitExactWithModel)
 {
-    Net L;
+    LoadedNet L;
     L.load("fmnist-mlp");
     const size_t N = 3;
     auto img = L.images(77, N);
