@@ -25,7 +25,7 @@ import sys
 BEGIN = "<!-- infer-table:begin -->"
 END = "<!-- infer-table:end -->"
 MODELS = ["fmnist-mlp", "fmnist-cnn", "fmnist-vit"]
-FORMATS = ["int8", "e4m3", "e5m2", "bf16", "mxfp8_e4m3", "mxfp8_e5m2", "mxint8"]
+FORMATS = ["int8", "e4m3", "e5m2", "bf16", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8"]
 BOARD_URI = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&formats=1"
 DESC = {
     "fmnist-mlp": "784-256-128-10",
