@@ -51,6 +51,23 @@ static const char *const later_formats[] = {
     "fp16", "mxfp4", "int4", NULL   /* mxfp4: until the dtype table has mxfp4_e2m1 */
 };
 
+/* The operand formats of the dtype table (hw/isa/spu_cfg.def rows the array
+ * multiplies), for the unknown-format message. */
+static const char *array_formats(void)
+{
+    static const char *const keys[] = {
+#define SPU_DTYPE(n, k, c, b, a) (a) ? k : NULL,
+#include "spu_cfg.def"
+    };
+    static char list[256];
+    size_t len = 0;
+    list[0] = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (keys[i] && len + strlen(keys[i]) + 3 < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", keys[i]);
+    return list;
+}
+
 static int file_exists(const char *p) { return access(p, R_OK) == 0; }
 
 /* models/NAME/graph.json: $SPU_MODEL_DIR, next to the source tree of this
@@ -141,8 +158,7 @@ int spu_cmd_infer(int argc, char **argv)
             if (!strcmp(format, later_formats[i]))
                 return cli_fail("infer", "format %s is not carried by the array yet (not an operand dtype of "
                                 "hw/isa/spu_cfg.def in this build)", format);
-        return cli_usage_error("infer", "unknown format '%s' (int8, e4m3, e5m2, bf16, mxfp8_e4m3, mxfp8_e5m2, "
-                               "mxint8)", format);
+        return cli_usage_error("infer", "unknown format '%s' (%s)", format, array_formats());
     }
     char gpath[PATH_MAX + 64];
     if (resolve_model(model, gpath, sizeof gpath))

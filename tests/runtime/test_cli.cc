@@ -120,6 +120,8 @@ TEST(InferCli, Errors)
     o = run("--model fmnist-mlp --format int3");
     EXPECT_EQ(o.code, 2);
     EXPECT_NE(o.text.find("unknown format 'int3'"), std::string::npos) << o.text;
+    // the list of formats comes from the dtype table: its last array row is named
+    EXPECT_NE(o.text.find("mxfp4_e2m1)"), std::string::npos) << o.text;
     o = run("--model fmnist-nothing");
     EXPECT_EQ(o.code, 1);
     EXPECT_NE(o.text.find("not found"), std::string::npos) << o.text;
