@@ -96,4 +96,21 @@ struct LoadedNet {
     }
 };
 
+// round(acc / 2^sh) half to even, clamp to int8 -- the requantizer as
+// docs/numerics.md states it, in integer arithmetic
+inline int requant(int64_t acc, unsigned sh, bool relu)
+{
+    int64_t q = acc;
+    if (sh) {
+        const int64_t d = (int64_t)1 << sh;
+        int64_t fl = acc >= 0 ? acc / d : -((-acc + d - 1) / d);   // floor
+        const int64_t rem = acc - fl * d;                          // 0 .. d-1
+        if (2 * rem > d || (2 * rem == d && (fl & 1)))
+            fl++;
+        q = fl;
+    }
+    q = q < -128 ? -128 : q > 127 ? 127 : q;
+    return relu && q < 0 ? 0 : (int)q;
+}
+
 #endif

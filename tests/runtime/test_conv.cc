@@ -14,6 +14,8 @@ extern "C" {
 
 #include <gtest/gtest.h>
 
+#include "rt_test_util.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -21,21 +23,6 @@ extern "C" {
 #include <vector>
 
 namespace {
-
-int requant(int64_t acc, unsigned sh, bool relu)
-{
-    int64_t q = acc;
-    if (sh) {
-        const int64_t d = (int64_t)1 << sh;
-        int64_t fl = acc >= 0 ? acc / d : -((-acc + d - 1) / d);
-        const int64_t rem = acc - fl * d;
-        if (2 * rem > d || (2 * rem == d && (fl & 1)))
-            fl++;
-        q = fl;
-    }
-    q = q < -128 ? -128 : q > 127 ? 127 : q;
-    return relu && q < 0 ? 0 : (int)q;
-}
 
 struct Case { uint32_t B, H, W, C, k, pad, N; unsigned shift; bool relu; };
 
