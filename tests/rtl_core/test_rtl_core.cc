@@ -196,6 +196,61 @@ TEST_P(RtlCore, NestedLoopsAndZeroCount)
     EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 54u);
 }
 
+// docs/isa.md `halt`: halt waits for the tensor unit, not for the last st's
+// drain writes; they finish in the background while the host port waits, and
+// a RUN arriving then is held (state RUNNING) until they are done, so the next
+// run starts with the drain idle, cycle for cycle as the model's.
+TEST_P(RtlCore, HaltLeavesTheLastDrainToTheBackgroundAndHoldsTheNextRun)
+{
+    const uint32_t R = g.rows, C = g.cols, K = 5, CB = 1024, CB2 = 2048;
+    std::mt19937 rng(13);
+    std::vector<uint8_t> mem(CB2 + R * C * 4, 0), bmem(K * WB);
+    for (uint32_t k = 0; k < K; k++) {
+        for (uint32_t i = 0; i < R; i++) mem[k * WB + i] = (uint8_t)rng();
+        for (uint32_t j = 0; j < C; j++) bmem[k * WB + j] = (uint8_t)rng();
+    }
+    // A at 0, B in the next bank, C at CB: mm; st; halt (cycles = the model's,
+    // the drain's D cycles not included)
+    const std::vector<uint32_t> p1 = {LI(1, 0), LI(2, (int32_t)BANK), LI(3, (int32_t)K), LI(4, (int32_t)CB),
+                                      MM(1, 2, 3), ST(4), HALT()};
+    differential(p1, mem, {}, (uint32_t)mem.size(), 0, "mm st halt", &bmem, BANK);
+    if (HasFatalFailure()) return;
+    // a second program, RUN at once: st of the zeroed accumulators to CB2.
+    // Its drain is still writing right after the first halt; the model's
+    // counters for the second run are those of a drain-idle start.
+    const std::vector<uint32_t> p2 = {LI(5, (int32_t)CB2), ST(5), HALT()};
+    spu_model *m = new_model();
+    ASSERT_EQ(spu_model_load_ucode(m, 0, p2.data(), p2.size()), 0);
+    spu_model_run(m, 0, 0);
+    spu_counters_t mc;
+    spu_model_counters(m, &mc);
+    core->load_ucode(p1);
+    core->spad_write(CB2, std::vector<uint8_t>(R * C * 4, 0xA5));
+    core->run(0, 0);                               // p1 again (same operands)
+    ASSERT_EQ(core->state(), SPU_STATE_HALTED);
+    EXPECT_FALSE(core->ready()) << "halted with the drain still writing";
+    core->load_ucode(p2);                          // (microcode port: not held)
+    core->run(0, 0);                               // held until the drain is done
+    ASSERT_EQ(core->state(), SPU_STATE_HALTED);
+    for (int i = 0; i <= SPU_CNT_DRAIN_BUSY; i++)
+        EXPECT_EQ(core->counter(i), mc.v[i]) << "second run, counter " << i;
+    // li@0; st@2 taken at 3, launches at 4, G = 4 + R + C; halt@4 waits from 5
+    // until the tensor unit is idle at G + 1: R + C cycles (not the drain's)
+    EXPECT_EQ(mc.v[SPU_CNT_STALL_DRAIN], (uint64_t)(R + C));
+    spu_model_free(m);
+    // the first run's block landed whole, then the second run's zeros
+    std::vector<uint8_t> got = core->spad_read(CB, R * C * 4);
+    for (uint32_t i = 0; i < R; i++)
+        for (uint32_t j = 0; j < C; j++) {
+            int32_t want = 0, v;
+            for (uint32_t k = 0; k < K; k++) want += (int8_t)mem[k * WB + i] * (int8_t)bmem[k * WB + j];
+            std::memcpy(&v, &got[(i * C + j) * 4], 4);
+            ASSERT_EQ(v, want) << "C[" << i << "][" << j << "]";
+        }
+    got = core->spad_read(CB2, R * C * 4);
+    for (uint32_t i = 0; i < R * C * 4; i++) ASSERT_EQ(got[i], 0u) << "zero block byte " << i;
+}
+
 TEST_P(RtlCore, CntReadsCountersAtInstructionStart)
 {
     run_prog({NOP(), NOP(), CNT(1, SPU_CNT_CYCLES), CNT(2, SPU_CNT_INSTRET), CNT(3, SPU_CNT_LINK_RX), HALT()});
