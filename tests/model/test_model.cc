@@ -264,9 +264,10 @@ void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t la
     // docs/isa.md "Tensor unit": mm at 0 is taken at 1 and launches at 2,
     // its last step reads at 2 + stream; st (at 2) is taken at 3 and launches
     // right after it; its wave reaches the last tile R + C later, the drain
-    // writes after that; halt (at 4, EXEC from 5) waits for both
+    // writes after that; halt (at 4, EXEC from 5) waits for the wave only
+    // (G + 1: the tensor unit idle), not for the drain's writes
     const uint64_t L_st = 2 + mm_stream + 1, G = L_st + R + C;
-    const uint64_t ready = std::max(G + 1, G + drain - 1);
+    const uint64_t ready = G + 1;
     const uint64_t wait = ready > 5 ? ready - 5 : 0;
     EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), wait);
     EXPECT_EQ(st.cycles, 4 + 2 + wait);
