@@ -228,7 +228,7 @@ TEST_P(RtlCore, HaltLeavesTheLastDrainToTheBackgroundAndHoldsTheNextRun)
     core->spad_write(CB2, std::vector<uint8_t>(R * C * 4, 0xA5));
     core->run(0, 0);                               // p1 again (same operands)
     ASSERT_EQ(core->state(), SPU_STATE_HALTED);
-    EXPECT_FALSE(core->ready()) << "halted with the drain still writing";
+    EXPECT_FALSE(core->spad_port_ready()) << "halted with the drain still writing";
     core->load_ucode(p2);                          // (microcode port: not held)
     core->run(0, 0);                               // held until the drain is done
     ASSERT_EQ(core->state(), SPU_STATE_HALTED);
