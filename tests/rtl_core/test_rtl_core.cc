@@ -1059,7 +1059,6 @@ TEST_P(RtlCore, GemmLoopStreamsBlocksBackToBack)
 TEST_P(RtlCore, BackToBackMmWithAndWithoutSt)
 {
     const uint32_t K1 = 9, K2 = 13, R = g.rows, C = g.cols;
-    const uint64_t D = drain_cycles(SPU_DTYPE_INT32);
     auto mem = tu_mem(BANK, 11);
     for (int z = 0; z < 2; z++) {
         std::vector<uint32_t> p = {LI(1, 0), LI(2, (int32_t)BANK), LI(3, (int32_t)K1), LI(4, (int32_t)K2),
