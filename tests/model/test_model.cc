@@ -264,9 +264,10 @@ void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t la
     // docs/isa.md "Tensor unit": mm at 0 is taken at 1 and launches at 2,
     // its last step reads at 2 + stream; st (at 2) is taken at 3 and launches
     // right after it; its wave reaches the last tile R + C later, the drain
-    // writes after that; halt (at 4, EXEC from 5) waits for both
+    // writes after that; halt (at 4, EXEC from 5) waits for the wave only
+    // (G + 1: the tensor unit idle), not for the drain's writes
     const uint64_t L_st = 2 + mm_stream + 1, G = L_st + R + C;
-    const uint64_t ready = std::max(G + 1, G + drain - 1);
+    const uint64_t ready = G + 1;
     const uint64_t wait = ready > 5 ? ready - 5 : 0;
     EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), wait);
     EXPECT_EQ(st.cycles, 4 + 2 + wait);
@@ -353,10 +354,11 @@ TEST(ModelTensor, BackToBackStoresStallOnTheDrain)
 // one drain lane (D = 16), K = 10, A in bank 0 and B in bank 1:
 //   mm@0 launches 2, streams 3..12; st@2 launches 13, G = 21, st_ready =
 //   drain_done = 36, drain_idle = 39; mm@4 taken at 13 (wait 8).
-//   spram = 0: it launches 14; st@14 launches 36 (st_ready), G = 44,
-//   drain_done = 59; halt@16 waits until 59: 60 cycles.
+//   spram = 0: it launches 14; st@14 launches 36 (st_ready), G = 44;
+//   halt@16 waits until the tensor unit is idle, G + 1 = 45: 46 cycles (the
+//   drain writes 45..60 after it).
 //   spram = 1: it launches 39 (drain_idle); st@14 is taken at 39 (wait 24),
-//   launches 50, G = 58, drain_done = 73; halt@40 waits until 73: 74 cycles.
+//   launches 50, G = 58; halt@40 waits until 59: 60 cycles.
 TEST(ModelTensor, SpramMmWaitsForTheDrainWrites)
 {
     for (uint32_t spram = 0; spram < 2; spram++) {
@@ -377,7 +379,7 @@ TEST(ModelTensor, SpramMmWaitsForTheDrainWrites)
         spu_status_t st;
         spu_model_status(m, &st);
         EXPECT_EQ(st.state, SPU_STATE_HALTED);
-        EXPECT_EQ(st.cycles, spram ? 74u : 60u) << "spram " << spram;
+        EXPECT_EQ(st.cycles, spram ? 60u : 46u) << "spram " << spram;
         spu_model_free(m);
     }
     // the vector unit reads and writes every cycle: not with single-port banks

@@ -133,6 +133,8 @@ class CoreBase {
     virtual int state() = 0;
     virtual int trap() = 0;
     virtual uint32_t pc() = 0;
+    // the host byte port would be served this cycle (spad_req_ready_o)
+    bool spad_port_ready() { return ready(); }
 
   protected:
     struct Inputs {

@@ -196,6 +196,61 @@ TEST_P(RtlCore, NestedLoopsAndZeroCount)
     EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 54u);
 }
 
+// docs/isa.md `halt`: halt waits for the tensor unit, not for the last st's
+// drain writes; they finish in the background while the host port waits, and
+// a RUN arriving then is held (state RUNNING) until they are done, so the next
+// run starts with the drain idle, cycle for cycle as the model's.
+TEST_P(RtlCore, HaltLeavesTheLastDrainToTheBackgroundAndHoldsTheNextRun)
+{
+    const uint32_t R = g.rows, C = g.cols, K = 5, CB = 1024, CB2 = 2048;
+    std::mt19937 rng(13);
+    std::vector<uint8_t> mem(CB2 + R * C * 4, 0), bmem(K * WB);
+    for (uint32_t k = 0; k < K; k++) {
+        for (uint32_t i = 0; i < R; i++) mem[k * WB + i] = (uint8_t)rng();
+        for (uint32_t j = 0; j < C; j++) bmem[k * WB + j] = (uint8_t)rng();
+    }
+    // A at 0, B in the next bank, C at CB: mm; st; halt (cycles = the model's,
+    // the drain's D cycles not included)
+    const std::vector<uint32_t> p1 = {LI(1, 0), LI(2, (int32_t)BANK), LI(3, (int32_t)K), LI(4, (int32_t)CB),
+                                      MM(1, 2, 3), ST(4), HALT()};
+    differential(p1, mem, {}, (uint32_t)mem.size(), 0, "mm st halt", &bmem, BANK);
+    if (HasFatalFailure()) return;
+    // a second program, RUN at once: st of the zeroed accumulators to CB2.
+    // Its drain is still writing right after the first halt; the model's
+    // counters for the second run are those of a drain-idle start.
+    const std::vector<uint32_t> p2 = {LI(5, (int32_t)CB2), ST(5), HALT()};
+    spu_model *m = new_model();
+    ASSERT_EQ(spu_model_load_ucode(m, 0, p2.data(), p2.size()), 0);
+    spu_model_run(m, 0, 0);
+    spu_counters_t mc;
+    spu_model_counters(m, &mc);
+    core->load_ucode(p1);
+    core->spad_write(CB2, std::vector<uint8_t>(R * C * 4, 0xA5));
+    core->run(0, 0);                               // p1 again (same operands)
+    ASSERT_EQ(core->state(), SPU_STATE_HALTED);
+    EXPECT_FALSE(core->spad_port_ready()) << "halted with the drain still writing";
+    core->load_ucode(p2);                          // (microcode port: not held)
+    core->run(0, 0);                               // held until the drain is done
+    ASSERT_EQ(core->state(), SPU_STATE_HALTED);
+    for (int i = 0; i <= SPU_CNT_DRAIN_BUSY; i++)
+        EXPECT_EQ(core->counter(i), mc.v[i]) << "second run, counter " << i;
+    // li@0; st@2 taken at 3, launches at 4, G = 4 + R + C; halt@4 waits from 5
+    // until the tensor unit is idle at G + 1: R + C cycles (not the drain's)
+    EXPECT_EQ(mc.v[SPU_CNT_STALL_DRAIN], (uint64_t)(R + C));
+    spu_model_free(m);
+    // the first run's block landed whole, then the second run's zeros
+    std::vector<uint8_t> got = core->spad_read(CB, R * C * 4);
+    for (uint32_t i = 0; i < R; i++)
+        for (uint32_t j = 0; j < C; j++) {
+            int32_t want = 0, v;
+            for (uint32_t k = 0; k < K; k++) want += (int8_t)mem[k * WB + i] * (int8_t)bmem[k * WB + j];
+            std::memcpy(&v, &got[(i * C + j) * 4], 4);
+            ASSERT_EQ(v, want) << "C[" << i << "][" << j << "]";
+        }
+    got = core->spad_read(CB2, R * C * 4);
+    for (uint32_t i = 0; i < R * C * 4; i++) ASSERT_EQ(got[i], 0u) << "zero block byte " << i;
+}
+
 TEST_P(RtlCore, CntReadsCountersAtInstructionStart)
 {
     run_prog({NOP(), NOP(), CNT(1, SPU_CNT_CYCLES), CNT(2, SPU_CNT_INSTRET), CNT(3, SPU_CNT_LINK_RX), HALT()});
@@ -908,12 +963,13 @@ TEST_P(RtlCore, GemmAgainstTripleLoop)
         // timing: docs/isa.md "Tensor unit": mm (FETCH 8) taken at 9, launches
         // at 10, last step at 10 + stream; st (FETCH 10) taken at 11, launches
         // after the stream; its wave reaches the last tile R + C later, the
-        // drain writes d words after that; halt (FETCH 12) waits for it
+        // drain writes d words after that; halt (FETCH 12) waits for the wave
+        // (the tensor unit idle at G + 1), not for the drain's writes
         uint64_t conflicts = 0;
         for (uint32_t k = 0; k < K; k++) conflicts += (a_addr + k * WB) / BANK == (b_addr + k * WB) / BANK;
         const uint64_t stream = K + conflicts, d = drain_cycles(SPU_DTYPE_INT32);
         const uint64_t L_st = 10 + stream + 1, G = L_st + R + C;
-        const uint64_t ready = std::max(G + 1, G + d - 1), wait = ready > 13 ? ready - 13 : 0;
+        const uint64_t ready = G + 1, wait = ready > 13 ? ready - 13 : 0;
         EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 12 + 2 + wait);
         EXPECT_EQ(core->counter(SPU_CNT_MM_CYCLES), stream);
         EXPECT_EQ(core->counter(SPU_CNT_STALL_BANK), conflicts);
@@ -957,9 +1013,10 @@ static std::vector<uint8_t> tu_mem(uint32_t bank, uint32_t seed)
 
 // The GEMM inner loop `mm; st; add; add` over N blocks: the streams run back
 // to back (launch + K per mm, one slot per st), the scalar loop hides behind
-// them, the skew and the drain are paid once, at the end. The old design
+// them, the skew is paid once, at the end. The old design
 // (every mm waiting for its skew, halt for the drain) took
-// N * (K + R + C + 8) + ...; this is 17 + (N-1)(K+2) + K + R + C + D.
+// N * (K + R + C + 8) + ...; this is 17 + (N-1)(K+2) + K + R + C + 2 (the
+// last drain writes after the halt).
 TEST_P(RtlCore, GemmLoopStreamsBlocksBackToBack)
 {
     const uint32_t K = 100, N = 4, R = g.rows, C = g.cols;
@@ -977,9 +1034,9 @@ TEST_P(RtlCore, GemmLoopStreamsBlocksBackToBack)
     ASSERT_EQ(core->state(), SPU_STATE_HALTED);
     if (g.spram)   // single-port banks: the next mm launches at the drain's end,
                    // G + D + 2 = (L + K + 1) + R + C + D + 2 (docs/isa.md)
-        EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (K + R + C + D + 3) + K + R + C + D);
-    else
-        EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (K + 2) + K + R + C + D);
+        EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (K + R + C + D + 3) + K + R + C + 2);
+    else   // the last st's wave, then halt (its drain writes after the halt)
+        EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (K + 2) + K + R + C + 2);
     EXPECT_EQ(core->counter(SPU_CNT_MAC_ACTIVE), N * K);
     EXPECT_EQ(core->counter(SPU_CNT_MM_CYCLES), N * K);
     EXPECT_EQ(core->counter(SPU_CNT_INSTRET), 7 + 4 * N + 1);
@@ -1002,7 +1059,6 @@ TEST_P(RtlCore, GemmLoopStreamsBlocksBackToBack)
 TEST_P(RtlCore, BackToBackMmWithAndWithoutSt)
 {
     const uint32_t K1 = 9, K2 = 13, R = g.rows, C = g.cols;
-    const uint64_t D = drain_cycles(SPU_DTYPE_INT32);
     auto mem = tu_mem(BANK, 11);
     for (int z = 0; z < 2; z++) {
         std::vector<uint32_t> p = {LI(1, 0), LI(2, (int32_t)BANK), LI(3, (int32_t)K1), LI(4, (int32_t)K2),
@@ -1028,8 +1084,9 @@ TEST_P(RtlCore, BackToBackMmWithAndWithoutSt)
             // mm1 (FETCH 8) launches at 10, streams 11..10+K1; mm2 (FETCH 10)
             // is taken at 11 and launches at 11+K1; li (FETCH 12, EXEC 13)
             // overlaps; st (FETCH 14) waits for mm2's launch, launches at
-            // 12+K1+K2; halt waits for the wave (R + C) and the drain (D - 1)
-            EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 12 + K1 + K2 + R + C + D);
+            // 12+K1+K2; halt waits for the wave (R + C) and ends a cycle later,
+            // the drain (D) writing after it
+            EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 12 + K1 + K2 + R + C + 2);
         }
     }
 }
@@ -1158,7 +1215,7 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
 {
     const uint32_t R = g.rows, C = g.cols;
     // independent cost model of docs/isa.md, fed the same instruction list
-    struct Op { int kind; uint32_t k, a, b; unsigned out; };   // 0 plain, 1 mm, 2 st, 3 sync/halt, 4 cfg
+    struct Op { int kind; uint32_t k, a, b; unsigned out; };   // 0 plain, 1 mm, 2 st, 3 sync, 4 cfg, 5 halt
     std::vector<uint32_t> p;
     std::vector<Op> ops;
     auto plain = [&](uint32_t w) { p.push_back(w); ops.push_back({0, 0, 0, 0, 0}); };
@@ -1174,7 +1231,7 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
     p.push_back(SYNC()); ops.push_back({3, 0, 0, 0, 0});
     p.push_back(MM(1, 2, 3)); ops.push_back({1, 3, a0, b0, 0});
     p.push_back(ST(4)); ops.push_back({2, 0, 0, 0, SPU_DTYPE_INT8});
-    p.push_back(HALT()); ops.push_back({3, 0, 0, 0, 0});
+    p.push_back(HALT()); ops.push_back({5, 0, 0, 0, 0});
     // docs/isa.md "Tensor unit": queue, launch, stream, token, waits
     uint64_t T = 0, stall = 0, busy = 0, macs = 0;
     uint64_t launch = 0, engine = 0, idle = 0, st_ready = 0, drain_done = 0, drain_idle = 0;
@@ -1207,7 +1264,7 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
         } else if (o.kind == 3) {
             const uint64_t ready = std::max(idle, drain_done);
             wait = ready > e0 ? ready - e0 : 0;
-        } else if (o.kind == 4) {
+        } else if (o.kind == 4 || o.kind == 5) {   // cfg; halt (not the drain's writes)
             wait = idle > e0 ? idle - e0 : 0;
         }
         stall += wait;

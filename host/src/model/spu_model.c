@@ -734,7 +734,10 @@ int spu_model_step(spu_model *m)
             wait = tu_accept(m, m->now + 1) - (m->now + 1);
         break;
     case SPU_OP_ZACC: wait = tu_accept(m, m->now + 1) - (m->now + 1); break;
-    case SPU_OP_HALT:
+    /* halt: the tensor unit only; the last st's drain writes finish after
+     * it (the model wrote them already; the RTL holds the host port and a
+     * RUN until they land) */
+    case SPU_OP_HALT: wait = wait_until(m, m->tu_idle); break;
     case SPU_OP_SYNC: wait = wait_until(m, max64(m->tu_idle, m->drain_done)); break;
     case SPU_OP_CFG: {
         unsigned f[SPU_CFG_FIELD_COUNT];

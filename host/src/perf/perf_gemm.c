@@ -73,17 +73,17 @@ typedef struct piece_cost {
  * firmware/gemm_int8.s, instruction by instruction, on the timing rule of
  * docs/isa.md "Tensor unit" (every instruction 2 cycles + its waits; mm and st
  * go through the tensor unit's one-entry queue and run back to back):
- *   cfg, mov, loop r5                       3 x 2
- *   per row block:  mov, loop r6            2 x 2
+ *   cfg, loop r5                            2 x 2
+ *   per row block:  loop r6                 2
  *     per column block: mm  2 + queue wait  stream: 1 launch + kc + conflicts
  *                       st  2 + queue wait  token: 1 slot, drain after the wave
- *                       add, add            2 x 2
- *   per row block:  add                     2
- *   halt                                    2 + wait for the tensor unit / drain
+ *                       add, add, add       3 x 2
+ *   per row block:  add, sub, li            3 x 2
+ *   halt                                    2 + wait for the tensor unit (not the drain)
  * The recurrence below is that rule, block by block (exact, O(blocks)).
  */
 typedef struct tu_time {
-    uint64_t launch, engine, idle, st_ready, drain_done;
+    uint64_t launch, engine, idle, st_ready;
 } tu_time;
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -122,12 +122,12 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
 {
     piece_cost pc = { 0, 0, 0, 0 };
     const uint64_t D = kn->D, RC = (uint64_t)hw->rows + hw->cols;
-    tu_time u = { 0, 0, 0, 0, 0 };
+    tu_time u = { 0, 0, 0, 0 };
     uint64_t drain_idle = 0;
     const uint64_t outer = kn->bias ? nbi : mbi, inner = kn->bias ? mbi : nbi;
     uint64_t T = kn->bias ? COST_CFG + 2 * COST_LI + COST_ADDI + COST_LOOP
-                          : COST_CFG + COST_ADDI + COST_LOOP;
-    pc.instret = kn->bias ? 5 + nbi * (3 + 4 * mbi + 2) + 1 : 3 + mbi * (2 + 4 * nbi + 1) + 1;
+                          : COST_CFG + COST_LOOP;
+    pc.instret = kn->bias ? 5 + nbi * (3 + 4 * mbi + 2) + 1 : 2 + mbi * (1 + 5 * nbi + 3) + 1;
     for (uint64_t o = 0; o < outer; o++) {
         if (kn->bias) {
             const uint64_t ready = max64(u.idle, drain_idle);
@@ -135,7 +135,7 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
             pc.stall_drain += w;
             T += COST_BIAS + w + kn->bias_words;
         }
-        T += COST_ADDI + COST_LOOP;
+        T += kn->bias ? COST_ADDI + COST_LOOP : COST_LOOP;
         for (uint64_t q = 0; q < inner; q++) {
             const uint64_t i = kn->bias ? q : o, j = kn->bias ? o : q;
             const uint64_t cf = conflicts(hw, a_base + i * panel, b_base + j * panel, kc);
@@ -148,13 +148,12 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
             u.engine = S + 1;
             u.idle = S + RC + 1;
             u.st_ready = max64(S + RC + 1, S + RC + D - 1);
-            u.drain_done = S + RC + D - 1;
             drain_idle = S + RC + D + 2;
-            T += COST_ADD + COST_ADD;
+            T += kn->bias ? 2 * COST_ADD : 3 * COST_ADD;
         }
-        T += kn->bias ? 2 * COST_ADD : COST_ADD;
+        T += kn->bias ? 2 * COST_ADD : COST_ADD + COST_SUB + COST_LI;
     }
-    const uint64_t ready = max64(u.idle, u.drain_done);                        /* halt */
+    const uint64_t ready = u.idle;        /* halt: the tensor unit (the last drain goes on after it) */
     const uint64_t w = ready > T + 1 ? ready - (T + 1) : 0;
     pc.stall_drain += w;
     pc.cycles = T + COST_HALT + w;

@@ -12,7 +12,7 @@
 // contents excepted). Host access ports are used by the command engine only
 // while state_o is not RUNNING (the engine answers BUSY otherwise); the
 // scratchpad port also holds spad_req_ready_o low while a background drain
-// (after a trap) is still writing.
+// (after a halt or a trap) is still writing, and a RUN then waits for it.
 // Geometry: ROWS, COLS, SPAD_BYTES, SPAD_BANKS powers of two, SPAD_BANKS >= 2,
 // UCODE_WORDS <= 2^18; WORD_BYTES = max(ROWS, COLS).
 `default_nettype none
@@ -118,15 +118,30 @@ module spu_core #(
     wire [31:0]   vec_ra, vec_rb, vec_rc;
     wire [31:0]   vec_val;
 
+    wire [1:0]    seq_state;
+
+    // ---- RUN after a halt whose last drain still writes -------------------------
+    // halt waits for the tensor unit, not for the last st's drain writes
+    // (docs/isa.md `halt`): they finish in the background while the host
+    // port waits (host_ok). A RUN arriving while they write is held until
+    // they are done, the state saying RUNNING meanwhile, so every run starts
+    // with the drain unit idle, as the model's does.
+    reg           run_hold_q;
+    wire          run_go = (run_i || run_hold_q) && !drain_busy;
+    always @(posedge clk_i)
+        if (rst_i || stop_i) run_hold_q <= 1'b0;
+        else                 run_hold_q <= (run_i || run_hold_q) && drain_busy;
+    assign state_o = run_hold_q ? STATE_RUNNING : seq_state;
+
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR)
     ) u_seq (
         .clk_i(clk_i), .rst_i(rst_i),
-        .run_i(run_i), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
+        .run_i(run_go), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
         .arg_we_i(arg_we_i), .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i),
         .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_rdata),
-        .state_o(state_o), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
+        .state_o(seq_state), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
         .dbg_sel_i(reg_sel_i), .dbg_value_o(reg_value_o),
         .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_use_o(seq_cnt_use), .cnt_fetch_o(seq_cnt_fetch), .cnt_value_i(seq_cnt_val),
         .ev_cycles_o(ev_cycles), .ev_instret_o(ev_instret),
@@ -248,7 +263,7 @@ module spu_core #(
         for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_wr
             for (gj = 0; gj < COLS; gj = gj + 1) begin : g_wc
                 localparam integer D = (BROADCAST != 0) ? 1 : 1 + gi + gj;
-                assign wave_clr[gi*COLS+gj] = tokc_q[D] || run_i;     // RUN: zero (as the model)
+                assign wave_clr[gi*COLS+gj] = tokc_q[D] || run_go;     // RUN: zero (as the model)
                 assign wave_cap[gi*COLS+gj] = toks_q[D];
             end
         end
@@ -298,7 +313,7 @@ module spu_core #(
                      .ACC_W(ACC_W)) u_drain (
         .clk_i(clk_i), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs), .flags_i(acc_flags),
         .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
-        .bias_clr_i(run_i), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),
+        .bias_clr_i(run_go), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
         .busy_o(drain_busy), .free_o(drain_free),
         .we_o(dr_we), .waddr_o(dr_waddr), .wdata_o(dr_wdata), .wbe_o(dr_wbe)
@@ -308,7 +323,7 @@ module spu_core #(
     generate
         if (VECTOR != 0) begin : g_vec
             spu_vector_unit #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)) u_vec (
-                .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i || stop_i),
+                .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_go || stop_i),
                 .vlen_we_i(vlen_we), .vstride_we_i(vstride_we), .start_i(vec_start), .op_i(vec_op),
                 .ra_i(vec_ra), .rb_i(vec_rb), .rc_i(vec_rc),
                 .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),

@@ -11,7 +11,8 @@
 //                     (its counters have settled)
 //   EXEC  (1 cycle + waits) : decode, traps, execute; mm/st/zacc stay here
 //                     until the tensor unit's queue takes them (tu_accept_i),
-//                     sync/halt until it is idle and the drain unit free,
+//                     sync until it is idle and the drain unit free, halt
+//                     until it is idle (the drain's writes go on after it),
 //                     cfg/stride until it is idle (no hazard on the cfg and
 //                     strides a queued command uses)
 //   mul stays in EXEC for MUL_STEPS extra cycles: an iterative radix-4
@@ -421,7 +422,9 @@ module spu_sequencer #(
     wire is_tq      = is_st || is_zacc || is_mm;
     // a vector instruction also waits for the drain's last write to land
     // (its word reads follow at once; docs/isa.md "Vector unit")
-    wire drain_wait = (is_dw && !(tu_idle_i && drain_free_i)) || (is_idw && !tu_idle_i) ||
+    // halt waits for the tensor unit only: the last st's drain writes finish
+    // after it, in the background (spu_core holds the host port and a RUN)
+    wire drain_wait = (is_dw && !(tu_idle_i && (drain_free_i || is_halt))) || (is_idw && !tu_idle_i) ||
                       (is_tq && !tu_accept_i) || (is_bias_c && !bias_idle) || (is_vs && !drain_quiet_i);
     wire bias_trap  = is_bias_c && (bias_mis || bias_bad);
     assign bias_rd  = exec && !illegal && is_bias_c && !bias_trap && bias_idle && (bn_q != bias_nw);
@@ -536,8 +539,8 @@ module spu_sequencer #(
         if (exec) cause_q <= ex_cause;
     // halt leaves EXEC (ex_done && ex_halt) -- spelt without ex_trap, whose
     // terms other than illegal all name other instructions, and without
-    // stays, whose halt term is the tensor unit / drain wait
-    wire halt_done = exec && is_halt && !illegal && tu_idle_i && drain_free_i;
+    // stays, whose halt term is the tensor unit wait (not the drain's writes)
+    wire halt_done = exec && is_halt && !illegal && tu_idle_i;
     always @(posedge clk_i) begin
         if (rst_i) begin
             ph_q     <= P_OFF;
