@@ -30,15 +30,20 @@ module spu_crc32 (
     integer i;
 
     // eight reflected shift steps of the byte
+    // the byte step only in a cycle that takes a byte: a Verilated model
+    // evaluates this block on every clock and twice more per cycle in its
+    // input pass (valid_i / data_i follow the link inputs combinationally;
+    // docs/sim.md "Speed")
     always @* begin
         step = crc_q ^ {24'd0, data_i};
-        for (i = 0; i < 8; i = i + 1)
-            step = step[0] ? ((step >> 1) ^ POLY) : (step >> 1);
         crc_d = crc_q;
         if (clear_i)
             crc_d = INIT;
-        else if (valid_i)
+        else if (valid_i) begin
+            for (i = 0; i < 8; i = i + 1)
+                step = step[0] ? ((step >> 1) ^ POLY) : (step >> 1);
             crc_d = step;
+        end
     end
 
     always @(posedge clk_i) begin
