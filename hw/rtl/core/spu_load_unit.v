@@ -335,6 +335,7 @@ module spu_load_unit #(
             always @* begin
                 a_w = a_raw;
                 b_w = b_raw;
+                w   = 0;      // loop variable assigned on every path: no latch
                 if (inj_q && nw && !mk_mx)
                     for (w = 0; w < WORD_BYTES; w = w + 1) begin
                         a_w[w*8 +: 8] = widen(a_raw[w*8 +: 6], fmt_i);

@@ -246,6 +246,7 @@ module spu_vector_unit #(
         t9     = 9'sd0;
         x      = 8'sd0;
         y      = 8'sd0;
+        j      = 0;           // loop variable assigned on every path: no latch
         if (wv_q) begin
             for (j = 0; j < WORD_BYTES; j = j + 1) begin
                 x = av[j*8 +: 8];

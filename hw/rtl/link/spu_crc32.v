@@ -37,6 +37,7 @@ module spu_crc32 (
     always @* begin
         step = crc_q ^ {24'd0, data_i};
         crc_d = crc_q;
+        i     = 0;            // loop variable assigned on every path: no latch
         if (clear_i)
             crc_d = INIT;
         else if (valid_i) begin
