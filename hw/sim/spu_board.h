@@ -23,13 +23,34 @@
 #endif
 
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #ifndef SPU_SIM_CLKS_PER_BIT
 #define SPU_SIM_CLKS_PER_BIT 4
 #endif
+
+// One eval() per clock cycle (docs/sim.md "Speed"): Verilator 5 detects a
+// rising edge by comparing the clock with the value it saw at the previous
+// eval(), kept in the model's root as __Vtrigrprev__TOP__clk_i; and every
+// eval() runs the model's input-combinational pass in full. Clocking with
+// clk_i = 0, eval(), clk_i = 1, eval() ran that pass twice per cycle. With
+// the remembered value set to 0, one eval() with clk_i = 1 is the rising
+// edge. It is the same cycle: the outputs read between the two evals
+// (byte_rx_ready_o, byte_tx_valid_o, byte_tx_data_o) follow spu_top's state
+// only, so they are what the previous eval() left, and the new inputs reach
+// the input pass before the clocked logic either way. Used when the model
+// has that member (else, and with tracing or SPU_SIM_TWO_EDGES=1 in the
+// environment: two evals per cycle).
+template <class R, class = void>
+struct SpuHasClkPrev : std::false_type {};
+template <class R>
+struct SpuHasClkPrev<R, std::void_t<decltype(std::declval<R &>().__Vtrigrprev__TOP__clk_i)>>
+    : std::true_type {};
 
 template <class Top, bool kBoardTop>
 class SpuBoardT {
@@ -62,6 +83,18 @@ public:
         } else {
             top_->link_uart_i = uart ? 1 : 0;
             top_->byte_tx_ready_i = 1;
+            if constexpr (SpuHasClkPrev<std::remove_reference_t<decltype(*top_->rootp)>>::value) {
+                const char *two = std::getenv("SPU_SIM_TWO_EDGES");
+                one_edge_ = !(two && *two && *two != '0');
+#if VM_TRACE
+                if (fst)
+                    one_edge_ = false;   // the trace shows both edges
+#endif
+                if (one_edge_) {
+                    top_->clk_i = 0;     // the clock's first low phase
+                    top_->eval();
+                }
+            }
             top_->rst_i = 1;
             for (int i = 0; i < 4; i++)
                 step();
@@ -100,12 +133,17 @@ public:
             } else {
                 uart_host_tx();
             }
-            t->clk_i = 0;
-            t->eval();
-            dump();
+            if (!one_edge_) {
+                t->clk_i = 0;
+                t->eval();
+                dump();
+            }
             rx_fire = !uart_ && t->byte_rx_valid_i && t->byte_rx_ready_o;
             tx_fire = !uart_ && t->byte_tx_valid_o && t->byte_tx_ready_i;
             tx_data = t->byte_tx_data_o;
+            if constexpr (SpuHasClkPrev<std::remove_reference_t<decltype(*t->rootp)>>::value)
+                if (one_edge_)
+                    t->rootp->__Vtrigrprev__TOP__clk_i = 0;
             t->clk_i = 1;
             t->eval();
             dump();
@@ -241,6 +279,7 @@ private:
     std::unique_ptr<VerilatedFstC> trace_;
 #endif
     bool uart_;
+    bool one_edge_ = false;   // one eval() per cycle (SpuHasClkPrev)
     int cpb_;
     std::deque<uint8_t> in_, out_;
     uint64_t cycles_ = 0, reset_cycles_ = 0, bytes_in_ = 0, bytes_out_ = 0;
@@ -252,6 +291,7 @@ private:
 
 #ifndef SPU_SIM_BOARD
 #include "Vspu_top.h"
+#include "Vspu_top___024root.h"
 using SpuBoard = SpuBoardT<Vspu_top, false>;
 #endif
 

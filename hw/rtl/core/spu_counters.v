@@ -67,6 +67,10 @@ generate
         reg  [3:0]             hsel_q;
         integer n;
 
+        // the core's events (registered in spu_core). The link's two follow the
+        // link inputs combinationally: they are added in the clocked block, so
+        // that a Verilated model does not rebuild this 704-bit vector in its
+        // input pass, twice per cycle (docs/sim.md "Speed")
         always @* begin
             add = {CNT_COUNT*W{1'b0}};
             add[CNT_CYCLES*W      +: W] = {{(W-2){1'b0}}, cycles_add_i};
@@ -76,8 +80,6 @@ generate
             add[CNT_STALL_BANK*W  +: W] = {{(W-1){1'b0}}, stall_bank_i};
             add[CNT_STALL_DRAIN*W +: W] = {{(W-1){1'b0}}, stall_drain_i};
             add[CNT_DRAIN_BUSY*W  +: W] = {{(W-16){1'b0}}, drain_add_i};
-            add[CNT_LINK_RX*W     +: W] = {{(W-1){1'b0}}, link_rx_i};
-            add[CNT_LINK_TX*W     +: W] = {{(W-1){1'b0}}, link_tx_i};
             add[CNT_VEC_BUSY*W    +: W] = {{(W-1){1'b0}}, vec_busy_i};
             add[CNT_VEC_STALL*W   +: W] = {{(W-1){1'b0}}, vec_stall_i};
         end
@@ -96,6 +98,10 @@ generate
             for (n = 0; n < CNT_COUNT; n = n + 1) begin
                 if (rst_i || (clear_i && n != CNT_LINK_RX && n != CNT_LINK_TX))
                     cnt_q[n*W +: W] <= {W{1'b0}};
+                else if (n == CNT_LINK_RX)
+                    cnt_q[n*W +: W] <= cnt_q[n*W +: W] + {{(W-1){1'b0}}, link_rx_i};
+                else if (n == CNT_LINK_TX)
+                    cnt_q[n*W +: W] <= cnt_q[n*W +: W] + {{(W-1){1'b0}}, link_tx_i};
                 else
                     cnt_q[n*W +: W] <= cnt_q[n*W +: W] + add[n*W +: W];
             end

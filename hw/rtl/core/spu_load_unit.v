@@ -326,11 +326,24 @@ module spu_load_unit #(
                     end
                 end
             endfunction
-            genvar w;
-            for (w = 0; w < WORD_BYTES; w = w + 1) begin : g_w
-                assign a_src[w*8 +: 8] = (nw && !mk_mx) ? widen(a_raw[w*8 +: 6], fmt_i) : a_raw[w*8 +: 8];
-                assign b_src[w*8 +: 8] = (nw && !mk_mx) ? widen(b_raw[w*8 +: 6], fmt_i) : b_raw[w*8 +: 8];
+            // widened only in a cycle that injects a narrow element word (inj_q:
+            // a_raw / b_raw are zero otherwise, and widen(0) = 0), inside an
+            // always block, so that a Verilated model does not run the 16
+            // widenings on every clock (docs/sim.md "Speed")
+            reg [DW-1:0] a_w, b_w;
+            integer w;
+            always @* begin
+                a_w = a_raw;
+                b_w = b_raw;
+                w   = 0;      // loop variable assigned on every path: no latch
+                if (inj_q && nw && !mk_mx)
+                    for (w = 0; w < WORD_BYTES; w = w + 1) begin
+                        a_w[w*8 +: 8] = widen(a_raw[w*8 +: 6], fmt_i);
+                        b_w[w*8 +: 8] = widen(b_raw[w*8 +: 6], fmt_i);
+                    end
             end
+            assign a_src = a_w;
+            assign b_src = b_w;
         end else begin : g_wide
             assign a_src = a_raw;
             assign b_src = b_raw;

@@ -144,21 +144,62 @@ module spu_vector_unit #(
     wire [DW-1:0] b_data = fb_q ? fwd_q : b_rdata_i;
     wire [DW-1:0] av = whold_q ? hold_q : a_data;
     wire [DW-1:0] bv = b_data;
-    wire [DW-1:0] mq;                                    // vmul: requantized products
-    genvar g;
-    generate
-        for (g = 0; g < WORD_BYTES; g = g + 1) begin : g_mul
-            wire signed [15:0] prod = $signed(av[g*8 +: 8]) * $signed(bv[g*8 +: 8]);
-            spu_requant u_rq (.acc_i({{16{prod[15]}}, prod}), .shift_i(shift_i), .round_i(round_i),
-                              .relu_i(relu_i), .q_o(mq[g*8 +: 8]));
+    // The lanes (vmul's requantizer, vdiv's dividers, the elementwise ops and
+    // the reductions) are functions evaluated behind wv_q, the one cycle their
+    // result is used (a write, a table word, a reduction step): a Verilated
+    // model recomputes combinational logic on every clock whether or not its
+    // inputs changed, and these lanes were about a tenth of the 8x8 sim's time
+    // in GEMMs that run no vector instruction (docs/sim.md "Speed"). With wv_q
+    // low ew and wdata_o are zero; nothing reads them then (we_o needs wv_q,
+    // fwd_q is read only after a write).
+    // vmul: spu_requant's arithmetic (spu_requant_pre then spu_requant_post)
+    // on the sign-extended 16-bit product
+    function [7:0] fn_vmul(input [7:0] a, input [7:0] b, input [4:0] sh, input [1:0] rnd, input rl);
+        reg signed [15:0] pr;
+        reg        ng, gg, st, ft, upq, fr;
+        reg [31:0] ac;
+        reg [32:0] e;
+        reg [23:0] x4;
+        reg [15:0] x3;
+        reg [11:0] x2;
+        reg [9:0]  x1;
+        reg [8:0]  x0;
+        reg [7:0]  fl, sm, q;
+        begin
+            pr = $signed(a) * $signed(b);
+            ac = {{16{pr[15]}}, pr};
+            ng = ac[31];
+            e  = {ac, 1'b0};
+            x4 = sh[4] ? {{7{ng}}, e[32:16]} : e[23:0];
+            x3 = sh[3] ? x4[23:8] : x4[15:0];
+            x2 = sh[2] ? x3[15:4] : x3[11:0];
+            x1 = sh[1] ? x2[11:2] : x2[9:0];
+            x0 = sh[0] ? x1[9:1]  : x1[8:0];
+            fl = x0[8:1];
+            gg = x0[0];
+            st = (sh[4] && (ac[14:0] != 15'd0)) || (sh[3] && (x4[7:0] != 8'd0)) ||
+                 (sh[2] && (x3[3:0] != 4'd0)) || (sh[1] && (x2[1:0] != 2'd0)) || (sh[0] && x1[0]);
+            ft = (sh[4] || (ac[30:22] == {9{ng}})) && (sh[3] || (x4[22:15] == {8{ng}})) &&
+                 (sh[2] || (x3[14:11] == {4{ng}})) && (sh[1] || (x2[10:9] == {2{ng}})) &&
+                 (sh[0] || (x1[8] == ng));
+            case (rnd)
+                RND_RNE: upq = gg && (st || fl[0]);
+                RND_RTZ: upq = ng && (gg || st);
+                RND_RNA: upq = gg && (st || !ng);
+                default: upq = 1'b0;
+            endcase
+            sm = fl + {7'd0, upq};
+            fr = ft && !(upq && fl == 8'h7F);
+            q  = fr ? sm : {ng, {7{!ng}}};
+            fn_vmul = (rl && q[7]) ? 8'h00 : q;     // relu: max(q, 0)
         end
-    endgenerate
+    endfunction
 
     // vdiv: S = bytes 0..3 of the src2 word (sign-extended when a word is
     // narrower); per lane q = (2*|a|*2^shift + S) div (2*S), the quotient
     // rounded half away from zero, saturated; S <= 0 gives 0. The quotient
     // matters only up to 128 (saturation): eight restoring steps per lane
-    // plus an overflow compare, combinational (VECTOR builds only)
+    // plus an overflow compare (VECTOR builds only)
     function [8:0] vdiv_q;                   // min(floor(n / d2), 256)
         input [40:0] n;
         input [32:0] d2;
@@ -176,20 +217,21 @@ module spu_vector_unit #(
                     end
         end
     endfunction
-    wire [31:0] dv_s  = {{(32-SUMW){bv[SUMW-1]}}, bv[SUMW-1:0]};
-    wire        dv_ok = !dv_s[31] && (dv_s != 32'd0);
-    wire [DW-1:0] dq;
-    generate
-        for (g = 0; g < WORD_BYTES; g = g + 1) begin : g_div
-            wire [7:0]  a8   = av[g*8 +: 8];
-            wire [7:0]  mag  = a8[7] ? (8'd0 - a8) : a8;        // |a|, 128 as 8'h80
-            wire [40:0] num  = ({33'd0, mag} << shift_i) * 41'd2 + {9'd0, dv_s};
-            wire [8:0]  quo  = vdiv_q(num, {dv_s, 1'b0});
-            wire        big  = a8[7] ? (quo > 9'd128) : (quo > 9'd127);
-            wire [7:0]  q8   = big ? (a8[7] ? 8'h80 : 8'h7F) : (a8[7] ? (8'd0 - quo[7:0]) : quo[7:0]);
-            assign dq[g*8 +: 8] = dv_ok ? q8 : 8'h00;
+    function [7:0] fn_vdiv(input [7:0] a8, input [31:0] s, input [4:0] sh);
+        reg [7:0]  mag;
+        reg [40:0] num;
+        reg [8:0]  quo;
+        reg        big;
+        begin
+            mag = a8[7] ? (8'd0 - a8) : a8;                     // |a|, 128 as 8'h80
+            num = ({33'd0, mag} << sh) * 41'd2 + {9'd0, s};
+            quo = vdiv_q(num, {s, 1'b0});
+            big = a8[7] ? (quo > 9'd128) : (quo > 9'd127);
+            fn_vdiv = (s[31] || s == 32'd0) ? 8'h00 :
+                      big ? (a8[7] ? 8'h80 : 8'h7F) : (a8[7] ? (8'd0 - quo[7:0]) : quo[7:0]);
         end
-    endgenerate
+    endfunction
+    wire [31:0] dv_s  = {{(32-SUMW){bv[SUMW-1]}}, bv[SUMW-1:0]};
 
     reg [DW-1:0] ew;                         // elementwise / lookup result
     reg [7:0]    rmax_d;
@@ -202,27 +244,32 @@ module spu_vector_unit #(
         rmax_d = rmax_q;
         rsum_d = rsum_q;
         t9     = 9'sd0;
-        for (j = 0; j < WORD_BYTES; j = j + 1) begin
-            x = av[j*8 +: 8];
-            y = bv[j*8 +: 8];
-            case (opq)
-                OP_VADD: begin
-                    t9 = {x[7], x} + {y[7], y};
-                    ew[j*8 +: 8] = (t9 > 9'sd127) ? 8'h7F : (t9 < -9'sd128) ? 8'h80 : t9[7:0];
-                end
-                OP_VSUB: begin
-                    t9 = {x[7], x} - {y[7], y};
-                    ew[j*8 +: 8] = (t9 > 9'sd127) ? 8'h7F : (t9 < -9'sd128) ? 8'h80 : t9[7:0];
-                end
-                OP_VMUL: ew[j*8 +: 8] = mq[j*8 +: 8];
-                OP_VMAX: ew[j*8 +: 8] = (x > y) ? x : y;
-                OP_VLUT: ew[j*8 +: 8] = lut_q[{av[j*8 +: 8], 3'b000} +: 8];
-                OP_VSPLAT: ew[j*8 +: 8] = spl_q;
-                OP_VDIV: ew[j*8 +: 8] = dq[j*8 +: 8];
-                default: ;
-            endcase
-            if ($signed(x) > $signed(rmax_d)) rmax_d = x;
-            rsum_d = rsum_d + {{24{x[7]}}, x};
+        x      = 8'sd0;
+        y      = 8'sd0;
+        j      = 0;           // loop variable assigned on every path: no latch
+        if (wv_q) begin
+            for (j = 0; j < WORD_BYTES; j = j + 1) begin
+                x = av[j*8 +: 8];
+                y = bv[j*8 +: 8];
+                case (opq)
+                    OP_VADD: begin
+                        t9 = {x[7], x} + {y[7], y};
+                        ew[j*8 +: 8] = (t9 > 9'sd127) ? 8'h7F : (t9 < -9'sd128) ? 8'h80 : t9[7:0];
+                    end
+                    OP_VSUB: begin
+                        t9 = {x[7], x} - {y[7], y};
+                        ew[j*8 +: 8] = (t9 > 9'sd127) ? 8'h7F : (t9 < -9'sd128) ? 8'h80 : t9[7:0];
+                    end
+                    OP_VMUL: ew[j*8 +: 8] = fn_vmul(x, y, shift_i, round_i, relu_i);
+                    OP_VMAX: ew[j*8 +: 8] = (x > y) ? x : y;
+                    OP_VLUT: ew[j*8 +: 8] = lut_q[{av[j*8 +: 8], 3'b000} +: 8];
+                    OP_VSPLAT: ew[j*8 +: 8] = spl_q;
+                    OP_VDIV: ew[j*8 +: 8] = fn_vdiv(x, dv_s, shift_i);
+                    default: ;
+                endcase
+                if ($signed(x) > $signed(rmax_d)) rmax_d = x;
+                rsum_d = rsum_d + {{24{x[7]}}, x};
+            end
         end
     end
 

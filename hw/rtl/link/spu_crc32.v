@@ -26,19 +26,27 @@ module spu_crc32 (
 
     reg [31:0] crc_q;
     reg [31:0] crc_d;
-    reg [31:0] step;
-    integer i;
 
-    // eight reflected shift steps of the byte
+    // one byte of the reflected CRC-32
+    function [31:0] crc_step(input [31:0] c, input [7:0] d);
+        integer i;
+        begin
+            crc_step = c ^ {24'd0, d};
+            for (i = 0; i < 8; i = i + 1)
+                crc_step = crc_step[0] ? ((crc_step >> 1) ^ POLY) : (crc_step >> 1);
+        end
+    endfunction
+
+    // the byte step is called only in the branch that takes a byte: a
+    // Verilated model evaluates this block on every clock and in its input
+    // pass (valid_i / data_i follow the link inputs combinationally), and
+    // skips the call when valid_i is low (docs/sim.md "Speed")
     always @* begin
-        step = crc_q ^ {24'd0, data_i};
-        for (i = 0; i < 8; i = i + 1)
-            step = step[0] ? ((step >> 1) ^ POLY) : (step >> 1);
         crc_d = crc_q;
         if (clear_i)
             crc_d = INIT;
         else if (valid_i)
-            crc_d = step;
+            crc_d = crc_step(crc_q, data_i);
     end
 
     always @(posedge clk_i) begin
