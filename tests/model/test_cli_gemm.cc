@@ -108,7 +108,10 @@ TEST(CliGemm, FloatDtypesJsonAndErrors)
 
 TEST(CliBench, FormatsTableEveryCarriedFormat)
 {
-    auto r = sh(kSpu + " bench formats --device model --m 16 --n 8 --k 96 --ppa /nonexistent.json --json");
+    // (in a folder without build/ppa: no PPA report)
+    const std::string dir = tmp("noppa_cwd");
+    ASSERT_EQ(sh("rm -rf " + dir + " && mkdir -p " + dir).code, 0);
+    auto r = sh("cd " + dir + " && " + kSpu + " bench formats --device model --m 16 --n 8 --k 96 --json");
     ASSERT_EQ(r.code, 0) << r.out;
     auto sqnr_of = [&](const char *fmt) {
         auto p = r.out.find(std::string("\"format\":\"") + fmt + "\"");
