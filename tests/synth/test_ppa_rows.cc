@@ -163,19 +163,13 @@ TEST_F(PpaRows, FormatsBlockClassifiesTheResults)
 {
     ASSERT_EQ(run("cd " + kSrc + " && synth/ppa_rows.sh synth/ppa_table.tsv " + def + " " + kOut + "/table.tsv"), 0);
     std::ofstream(kOut + "/r.csv")
-        << "name,kind,device,lcs,dsps,ebr,fmax_mhz,status
-"
-           "spu_hx8k_4x4_int8_testfmt,spu,hx8k,,,,,"FAIL: the design needs at least 16555 logic cells (16555 "
-           "SB_LUT4, 4282 flip-flops); the hx8k has 7680"
-"
-           "spu_icebreaker_4x4_int8_testfmt,spu,up5k,5200,8,29,22.1,"FAIL spu_icebreaker_4x4_int8_testfmt: timing "
-           "not met: fmax 22.10 MHz (nextpnr 23.00, icetime 22.10) < 24 MHz"
-"
-           "spu_hx8k_4x4_int8,spu,hx8k,,,,,"FAIL: yosys failed (log: x/yosys.log); last lines:"
-";
-    std::ofstream(kOut + "/doc.md") << "<!-- ppa-formats:begin -->
-<!-- ppa-formats:end -->
-";
+        << "name,kind,device,lcs,dsps,ebr,fmax_mhz,status\n"
+           "spu_hx8k_4x4_int8_testfmt,spu,hx8k,,,,,\"FAIL: the design needs at least 16555 logic cells (16555 "
+           "SB_LUT4, 4282 flip-flops); the hx8k has 7680\"\n"
+           "spu_icebreaker_4x4_int8_testfmt,spu,up5k,5200,8,29,22.1,\"FAIL spu_icebreaker_4x4_int8_testfmt: timing "
+           "not met: fmax 22.10 MHz (nextpnr 23.00, icetime 22.10) < 24 MHz\"\n"
+           "spu_hx8k_4x4_int8,spu,hx8k,,,,,\"FAIL: yosys failed (log: x/yosys.log); last lines:\"\n";
+    std::ofstream(kOut + "/doc.md") << "<!-- ppa-formats:begin -->\n<!-- ppa-formats:end -->\n";
     ASSERT_EQ(run("cd " + kSrc + " && synth/ppa_formats.sh " + kOut + "/table.tsv " + kOut + "/r.csv " + kOut +
                   "/doc.md " + def + " > /dev/null"),
               0);
