@@ -136,6 +136,15 @@ static cJSON *ppa_rows(const cJSON *report, const char *key)
             if (cJSON_IsNumber(v)) cJSON_AddNumberToObject(r, nums[i], v->valuedouble);
             else cJSON_AddNullToObject(r, nums[i]);
         }
+        /* a row stopped after Yosys (synth/flow.sh, spu-ppa budget): its
+         * status names the LUT4 count, a lower bound on the LCs it needs */
+        const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "status"));
+        const char *need = st ? strstr(st, "needs at least ") : NULL;
+        long lmin = 0;
+        if (need && sscanf(need, "needs at least %ld logic cells", &lmin) == 1 && lmin > 0)
+            cJSON_AddNumberToObject(r, "lcs_at_least", (double)lmin);
+        else
+            cJSON_AddNullToObject(r, "lcs_at_least");
         cJSON_AddItemToArray(out, r);
     }
     return out;
@@ -306,9 +315,15 @@ int spu_bench_formats(int argc, char **argv)
             cJSON_ArrayForEach(r, pr) {
                 const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "lcs");
                 const cJSON *fm = cJSON_GetObjectItemCaseSensitive(r, "fmax_mhz");
-                printf("       ppa %-36s %-5s %-8s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "name")),
-                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "device")),
-                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "status")));
+                const cJSON *lm = cJSON_GetObjectItemCaseSensitive(r, "lcs_at_least");
+                const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "status"));
+                printf("       ppa %-36s %-5s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "name")),
+                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "device")));
+                if (cJSON_IsNumber(lm)) {   /* stopped after Yosys: the short form */
+                    printf(" does not fit: needs >= %.0f LCs (Yosys LUT4 count)\n", lm->valuedouble);
+                    continue;
+                }
+                printf(" %-8s", st);
                 if (cJSON_IsNumber(l)) printf(" %6.0f LCs", l->valuedouble);
                 if (cJSON_IsNumber(fm)) printf(" %7.2f MHz", fm->valuedouble);
                 printf("\n");

@@ -148,7 +148,8 @@ TEST(CliBench, FormatsPpaRowsMatchTheFormatExactly)
           "{\"kind\":\"spu\",\"name\":\"spu_icebreaker_4x4_int8_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":200,\"fmax_mhz\":29},"
           "{\"kind\":\"spu\",\"name\":\"spu_icebreaker_4x4_int8_mxfp8_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":300,\"fmax_mhz\":28},"
           "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_int8_e4m3_e5m2\",\"device\":\"hx8k\",\"status\":\"ok\",\"lcs\":400,\"fmax_mhz\":27},"
-          "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_int8_mxfp4_e2m1\",\"device\":\"hx8k\",\"status\":\"fail\",\"lcs\":null,\"fmax_mhz\":null},"
+          "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_int8_mxfp4_e2m1\",\"device\":\"hx8k\",\"status\":\"FAIL: the design "
+          "needs at least 17776 logic cells (17776 SB_LUT4, 4231 flip-flops); the hx8k has 7680\",\"lcs\":null,\"fmax_mhz\":null},"
           "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_all\",\"device\":\"hx8k\",\"status\":\"ok\",\"lcs\":900,\"fmax_mhz\":20},"
           "{\"kind\":\"unit\",\"name\":\"spu_mul_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":50,\"fmax_mhz\":90}"
           "]}", f);
@@ -176,6 +177,21 @@ TEST(CliBench, FormatsPpaRowsMatchTheFormatExactly)
                              "spu_hx8k_4x4_int8_e4m3_e5m2 spu_hx8k_4x4_int8_mxfp4_e2m1 spu_hx8k_4x4_all ");
     for (const char *fm : {"mxfp8_e4m3", "mxfp8_e5m2", "mxint8", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1"})
         EXPECT_EQ(names.count(fm), 1u) << fm << " row missing";
+    // a row stopped after Yosys: its LUT4 count as the LCs it needs at least
+    EXPECT_NE(r.out.find("\"name\":\"spu_hx8k_4x4_int8_mxfp4_e2m1\",\"device\":\"hx8k\",\"status\":\"FAIL: the design "
+                         "needs at least 17776 logic cells (17776 SB_LUT4, 4231 flip-flops); the hx8k has 7680\","
+                         "\"lcs\":null,\"fmax_mhz\":null,\"lcs_at_least\":17776}"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("\"name\":\"spu_icebreaker_4x4_int8\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":100,"
+                         "\"fmax_mhz\":30,\"lcs_at_least\":null}"),
+              std::string::npos)
+        << r.out;
+    auto t = sh(kSpu + " bench formats --device model --m 8 --n 8 --k 40 --ppa " + rep);
+    ASSERT_EQ(t.code, 0) << t.out;
+    EXPECT_NE(t.out.find("spu_hx8k_4x4_int8_mxfp4_e2m1         hx8k  does not fit: needs >= 17776 LCs (Yosys"),
+              std::string::npos)
+        << t.out;
     // an explicit --ppa that is not a report is an error, not an empty column
     EXPECT_EQ(sh(kSpu + " bench formats --device model --m 8 --n 8 --k 8 --ppa " + tmp("no-such.json")).code, 2);
 }
