@@ -62,9 +62,18 @@ FILENAME != ARGV[2] {
             lcs = ">= " need " (Yosys estimate)"
         }
     }
-    res = (st == "ok") ? "fits" : (st == "not run" ? "not run" : "does not fit")
+    # the result from the status (the same patterns as make ppa's "do not
+    # fit / miss their clock"): placed and routed at the clock; more logic
+    # cells / DSPs / RAM than the device has (Yosys's count or nextpnr's);
+    # placed but below the row's clock; any other failure is the flow's
+    if (st == "ok") res = "fits"
+    else if (st == "not run") res = "not run"
+    else if (st ~ /timing not met/) res = "misses its clock"
+    else if (st ~ /needs (at least )?[0-9]+ |uses [0-9.]+ [a-z]+, the |Unable to place|only [0-9]+ available/) res = "does not fit"
+    else res = "flow failed"
     printf "| %s | %s | %s | `%s` | %s | %s | %s | %s | %s | %s |\n", bname[board], arr, fm, cmd,
-        (lcs == "" ? "" : lcs " / " total[$3]), dsp, ebr, fmax, clk, (st == "ok" ? "**fits**" : st) > "/dev/stdout"
+        (lcs == "" ? "" : lcs " / " total[$3]), dsp, ebr, fmax, clk,
+        (st == "ok" ? "**fits**" : (res == "not run" ? st : res ": " st)) > "/dev/stdout"
     nb[board]++; order[board, nb[board]] = arr " " fm
     what[board, nb[board]] = res
     if (!(board in seen)) { seen[board] = 1; boards[++nbo] = board }
@@ -72,14 +81,17 @@ FILENAME != ARGV[2] {
 END {
     print ""
     for (b = 1; b <= nbo; b++) {
-        bd = boards[b]; fit = ""; nofit = ""; nr = ""
+        bd = boards[b]; fit = ""; nofit = ""; nr = ""; slow = ""; err = ""
         for (i = 1; i <= nb[bd]; i++) {
             if (what[bd, i] == "fits") fit = fit (fit == "" ? "" : ", ") order[bd, i]
             else if (what[bd, i] == "not run") nr = nr (nr == "" ? "" : ", ") order[bd, i]
+            else if (what[bd, i] == "misses its clock") slow = slow (slow == "" ? "" : ", ") order[bd, i]
+            else if (what[bd, i] == "flow failed") err = err (err == "" ? "" : ", ") order[bd, i]
             else nofit = nofit (nofit == "" ? "" : ", ") order[bd, i]
         }
-        printf "- **%s** fits: %s; does not fit: %s%s\n", bname[bd], (fit == "" ? "none of the rows" : fit),
-            (nofit == "" ? "none of the rows" : nofit), (nr == "" ? "" : "; not run: " nr)
+        printf "- **%s** fits: %s; does not fit: %s%s%s%s\n", bname[bd], (fit == "" ? "none of the rows" : fit),
+            (nofit == "" ? "none of the rows" : nofit), (slow == "" ? "" : "; places but misses its clock: " slow),
+            (err == "" ? "" : "; flow failed (see the row's flow.log): " err), (nr == "" ? "" : "; not run: " nr)
     }
 }
 AWK

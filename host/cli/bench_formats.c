@@ -2,9 +2,10 @@
  * bench_formats.c -- `spu bench formats`: one GEMM in every format the
  * device carries (INFO formats): the error against an fp64 GEMM of the
  * unquantized float inputs, cycles (and the model's, off the model device),
- * link bytes, and -- when build/ppa/report.json exists -- the LUTs and Fmax of
- * each board configuration that carries the format (the array rows of
- * `make ppa`, synth/ppa_table.tsv). The question it answers: what does
+ * link bytes, and -- when a PPA report exists (build/ppa/report.json or
+ * build/ppa/formats/report.json, the newer) -- the LCs and Fmax of each
+ * board array configuration that carries the format (the array rows of
+ * `make ppa` / `make ppa-formats`, synth/ppa_rows.sh and synth/ppa_table.tsv). The question it answers: what does
  * carrying format F cost, and what does it do to the numbers.
  */
 #include "cli.h"
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 
 static const char usage[] =
@@ -30,8 +33,10 @@ static const char usage[] =
     "accumulation rounded once). Per format: max_abs_err, rel_rms_err and\n"
     "sqnr_db against an fp64 GEMM of the unquantized inputs, cycles, model\n"
     "cycles (off the model every piece is replayed on it, bit-exact), link\n"
-    "bytes; and from the PPA report (default build/ppa/report.json, if present)\n"
-    "the LCs and Fmax of each board configuration that carries the format.\n";
+    "bytes; and from the PPA report the LCs and Fmax of each board array\n"
+    "configuration that carries the format (default: the newer of\n"
+    "build/ppa/report.json (make ppa) and build/ppa/formats/report.json\n"
+    "(make ppa-formats), if either exists).\n";
 
 
 
@@ -39,8 +44,10 @@ static const char usage[] =
  * ppa_table.tsv, synth/ppa_rows.sh) lists the array dtype `key`. The part
  * after the geometry is split into array dtype keys (cli_gemm_dtypes, one
  * per array dtype of spu_cfg.def), longest first,
- * so "_int8_mxfp8_e4m3" lists int8 and mxfp8_e4m3 but not e4m3; a token
- * that is no array dtype ("all", a suffix) lists nothing. */
+ * so "_int8_mxfp8_e4m3" lists int8 and mxfp8_e4m3 but not e4m3; the token
+ * "all" (synth/ppa_rows.sh's spu_<board>_4x4_all: FORMATS = every array
+ * dtype) lists every format; any other token that is no array dtype (a
+ * suffix) lists nothing. */
 static int ppa_name_has(const char *name, const char *key)
 {
     const char *p = name;
@@ -69,7 +76,9 @@ static int ppa_name_has(const char *name, const char *key)
                 bk = k;
             }
         }
-        if (!bk) {          /* not a dtype: skip the token */
+        if (!bk && !strncmp(p, "all", 3) && (p[3] == 0 || p[3] == '_')) {
+            return 1;       /* spu_<board>_<R>x<C>_all: every array dtype */
+        } else if (!bk) {   /* not a dtype: skip the token */
             const char *u = strchr(p, '_');
             best = u ? (size_t)(u - p) : strlen(p);
         } else if (!strcmp(bk, key)) {
@@ -79,6 +88,27 @@ static int ppa_name_has(const char *name, const char *key)
         if (*p == '_') p++;
     }
     return 0;
+}
+
+/* The PPA report bench formats reads without --ppa: of build/ppa/report.json
+ * (make ppa: every row) and build/ppa/formats/report.json (make ppa-formats /
+ * ppa-formats-docs: the array rows), the newer that exists; NULL if neither. */
+static const char *ppa_default_report(void)
+{
+    static const char *const cand[] = { "build/ppa/report.json", "build/ppa/formats/report.json" };
+    const char *best = NULL;
+    struct timespec bt = { 0, 0 };
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        struct stat st;
+        if (stat(cand[i], &st) || !S_ISREG(st.st_mode))
+            continue;
+        if (!best || st.st_mtim.tv_sec > bt.tv_sec ||
+            (st.st_mtim.tv_sec == bt.tv_sec && st.st_mtim.tv_nsec > bt.tv_nsec)) {
+            best = cand[i];
+            bt = st.st_mtim;
+        }
+    }
+    return best;
 }
 
 /* The spu rows of the PPA report whose name lists the format (ppa_name_has). */
@@ -106,6 +136,15 @@ static cJSON *ppa_rows(const cJSON *report, const char *key)
             if (cJSON_IsNumber(v)) cJSON_AddNumberToObject(r, nums[i], v->valuedouble);
             else cJSON_AddNullToObject(r, nums[i]);
         }
+        /* a row stopped after Yosys (synth/flow.sh, spu-ppa budget): its
+         * status names the LUT4 count, a lower bound on the LCs it needs */
+        const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "status"));
+        const char *need = st ? strstr(st, "needs at least ") : NULL;
+        long lmin = 0;
+        if (need && sscanf(need, "needs at least %ld logic cells", &lmin) == 1 && lmin > 0)
+            cJSON_AddNumberToObject(r, "lcs_at_least", (double)lmin);
+        else
+            cJSON_AddNullToObject(r, "lcs_at_least");
         cJSON_AddItemToArray(out, r);
     }
     return out;
@@ -120,7 +159,7 @@ int spu_bench_formats(int argc, char **argv)
         { "json", no_argument, 0, 'j' },         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
-    const char *device = cli_default_device(), *ppa = "build/ppa/report.json";
+    const char *device = cli_default_device(), *ppa = NULL;
     uint64_t dims[3] = { 64, 64, 256 }, seed = 1;
     int json = 0, c;
     optind = 1;
@@ -149,7 +188,10 @@ int spu_bench_formats(int argc, char **argv)
     const size_t sa = (size_t)M * K, sb = (size_t)K * N, sc = (size_t)M * N;
 
     cJSON *report = NULL;
-    {
+    const int ppa_given = ppa != NULL;
+    if (!ppa)
+        ppa = ppa_default_report();
+    if (ppa) {
         char *txt = NULL;
         size_t len = 0;
         FILE *f = fopen(ppa, "rb");
@@ -158,6 +200,11 @@ int spu_bench_formats(int argc, char **argv)
             if (cli_read_file(ppa, &txt, &len) == 0)
                 report = cJSON_Parse(txt);
             free(txt);
+        }
+        if (ppa_given && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(report, "entries"))) {
+            cJSON_Delete(report);
+            return cli_usage_error("bench formats", "--ppa %s: not a readable PPA report (build/bin/spu-ppa report)",
+                                   ppa);
         }
     }
     float *Af = malloc(sa * sizeof *Af), *Bf = malloc(sb * sizeof *Bf);
@@ -268,9 +315,15 @@ int spu_bench_formats(int argc, char **argv)
             cJSON_ArrayForEach(r, pr) {
                 const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "lcs");
                 const cJSON *fm = cJSON_GetObjectItemCaseSensitive(r, "fmax_mhz");
-                printf("       ppa %-36s %-5s %-8s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "name")),
-                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "device")),
-                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "status")));
+                const cJSON *lm = cJSON_GetObjectItemCaseSensitive(r, "lcs_at_least");
+                const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "status"));
+                printf("       ppa %-36s %-5s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "name")),
+                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "device")));
+                if (cJSON_IsNumber(lm)) {   /* stopped after Yosys: the short form */
+                    printf(" does not fit: needs >= %.0f LCs (Yosys LUT4 count)\n", lm->valuedouble);
+                    continue;
+                }
+                printf(" %-8s", st);
                 if (cJSON_IsNumber(l)) printf(" %6.0f LCs", l->valuedouble);
                 if (cJSON_IsNumber(fm)) printf(" %7.2f MHz", fm->valuedouble);
                 printf("\n");
@@ -287,6 +340,8 @@ int spu_bench_formats(int argc, char **argv)
         cJSON_AddNumberToObject(o, "k", K);
         cJSON_AddNumberToObject(o, "formats", info.formats);
         cJSON_AddBoolToObject(o, "ppa_report", report != NULL);
+        if (report)
+            cJSON_AddStringToObject(o, "ppa_report_path", ppa);
         cJSON_AddItemToObject(o, "results", rows);
         rows = NULL;
         char *txt = cJSON_PrintUnformatted(o);
@@ -294,7 +349,10 @@ int spu_bench_formats(int argc, char **argv)
         free(txt);
         cJSON_Delete(o);
     } else if (!report) {
-        printf("(no PPA report at %s: run `make ppa` for the area / Fmax of each configuration)\n", ppa);
+        printf("(no PPA report at %s: run `make ppa-formats` (or `make ppa`) for the area / Fmax of each "
+               "array configuration)\n", ppa ? ppa : "build/ppa/report.json or build/ppa/formats/report.json");
+    } else {
+        printf("(PPA rows from %s)\n", ppa);
     }
     ret = 0;
 out:

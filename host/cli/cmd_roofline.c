@@ -201,8 +201,11 @@ int spu_roofline_gemm(int argc, char **argv)
         return cli_fail(C, "%ux%ux%u %s -> %s%s on %s: %s%s", M, N, K, dtype, outs, bias ? " with bias" : "",
                         hw.name, spu_strerror(rc),
                         rc == SPU_ENOTSUP && K > 1 ? " (this output needs K in one scratchpad piece)" : "");
-    const uint64_t ss = spu_perf_scalesim_cycles(&hw, M, N, K);
-    if (export_dir && (rc = spu_perf_export_scalesim(&hw, M, N, K, export_dir)))
+    /* SCALE-Sim streams the array steps the SPU streams: K + ceil(K/32) for
+     * MX, 2K for bf16 (the perf model's count; docs/perf-model.md) */
+    const uint64_t ksteps = spu_perf_gemm_k_words(ind->code, K);
+    const uint64_t ss = spu_perf_scalesim_cycles(&hw, M, N, (uint32_t)ksteps);
+    if (export_dir && (rc = spu_perf_export_scalesim(&hw, M, N, (uint32_t)ksteps, export_dir)))
         return cli_fail(C, "cannot write SCALE-Sim files into '%s': %s", export_dir, spu_strerror(rc));
     if (json) {
         cJSON *o = cJSON_CreateObject();
@@ -234,6 +237,7 @@ int spu_roofline_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(o, "intensity_ops_per_byte", g.intensity);
         cJSON_AddNumberToObject(o, "peak_ops_s", g.peak_ops_s);
         cJSON_AddNumberToObject(o, "roof_ops_s", g.roof_ops_s);
+        cJSON_AddNumberToObject(o, "k_steps", (double)ksteps);
         cJSON_AddNumberToObject(o, "scalesim_cycles", (double)ss);
         if (export_dir)
             cJSON_AddStringToObject(o, "scalesim_dir", export_dir);

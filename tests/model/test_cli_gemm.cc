@@ -108,7 +108,10 @@ TEST(CliGemm, FloatDtypesJsonAndErrors)
 
 TEST(CliBench, FormatsTableEveryCarriedFormat)
 {
-    auto r = sh(kSpu + " bench formats --device model --m 16 --n 8 --k 96 --ppa /nonexistent.json --json");
+    // (in a folder without build/ppa: no PPA report)
+    const std::string dir = tmp("noppa_cwd");
+    ASSERT_EQ(sh("rm -rf " + dir + " && mkdir -p " + dir).code, 0);
+    auto r = sh("cd " + dir + " && " + kSpu + " bench formats --device model --m 16 --n 8 --k 96 --json");
     ASSERT_EQ(r.code, 0) << r.out;
     auto sqnr_of = [&](const char *fmt) {
         auto p = r.out.find(std::string("\"format\":\"") + fmt + "\"");
@@ -145,7 +148,8 @@ TEST(CliBench, FormatsPpaRowsMatchTheFormatExactly)
           "{\"kind\":\"spu\",\"name\":\"spu_icebreaker_4x4_int8_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":200,\"fmax_mhz\":29},"
           "{\"kind\":\"spu\",\"name\":\"spu_icebreaker_4x4_int8_mxfp8_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":300,\"fmax_mhz\":28},"
           "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_int8_e4m3_e5m2\",\"device\":\"hx8k\",\"status\":\"ok\",\"lcs\":400,\"fmax_mhz\":27},"
-          "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_int8_mxfp4_e2m1\",\"device\":\"hx8k\",\"status\":\"fail\",\"lcs\":null,\"fmax_mhz\":null},"
+          "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_int8_mxfp4_e2m1\",\"device\":\"hx8k\",\"status\":\"FAIL: the design "
+          "needs at least 17776 logic cells (17776 SB_LUT4, 4231 flip-flops); the hx8k has 7680\",\"lcs\":null,\"fmax_mhz\":null},"
           "{\"kind\":\"spu\",\"name\":\"spu_hx8k_4x4_all\",\"device\":\"hx8k\",\"status\":\"ok\",\"lcs\":900,\"fmax_mhz\":20},"
           "{\"kind\":\"unit\",\"name\":\"spu_mul_e4m3\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":50,\"fmax_mhz\":90}"
           "]}", f);
@@ -163,15 +167,70 @@ TEST(CliBench, FormatsPpaRowsMatchTheFormatExactly)
         names[cJSON_GetObjectItem(e, "format")->valuestring] = l;
     }
     cJSON_Delete(root);
-    EXPECT_EQ(names["e4m3"], "spu_icebreaker_4x4_int8_e4m3 spu_hx8k_4x4_int8_e4m3_e5m2 ");
-    EXPECT_EQ(names["e5m2"], "spu_hx8k_4x4_int8_e4m3_e5m2 ");
-    EXPECT_EQ(names["mxfp8_e4m3"], "spu_icebreaker_4x4_int8_mxfp8_e4m3 ");
-    EXPECT_EQ(names["mxfp4_e2m1"], "spu_hx8k_4x4_int8_mxfp4_e2m1 ");
-    EXPECT_EQ(names["mxfp6_e2m3"], "");
+    // the _all row carries every array dtype: it is every format's
+    EXPECT_EQ(names["e4m3"], "spu_icebreaker_4x4_int8_e4m3 spu_hx8k_4x4_int8_e4m3_e5m2 spu_hx8k_4x4_all ");
+    EXPECT_EQ(names["e5m2"], "spu_hx8k_4x4_int8_e4m3_e5m2 spu_hx8k_4x4_all ");
+    EXPECT_EQ(names["mxfp8_e4m3"], "spu_icebreaker_4x4_int8_mxfp8_e4m3 spu_hx8k_4x4_all ");
+    EXPECT_EQ(names["mxfp4_e2m1"], "spu_hx8k_4x4_int8_mxfp4_e2m1 spu_hx8k_4x4_all ");
+    EXPECT_EQ(names["mxfp6_e2m3"], "spu_hx8k_4x4_all ");
     EXPECT_EQ(names["int8"], "spu_icebreaker_4x4_int8 spu_icebreaker_4x4_int8_e4m3 spu_icebreaker_4x4_int8_mxfp8_e4m3 "
-                             "spu_hx8k_4x4_int8_e4m3_e5m2 spu_hx8k_4x4_int8_mxfp4_e2m1 ");
+                             "spu_hx8k_4x4_int8_e4m3_e5m2 spu_hx8k_4x4_int8_mxfp4_e2m1 spu_hx8k_4x4_all ");
     for (const char *fm : {"mxfp8_e4m3", "mxfp8_e5m2", "mxint8", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1"})
         EXPECT_EQ(names.count(fm), 1u) << fm << " row missing";
+    // a row stopped after Yosys: its LUT4 count as the LCs it needs at least
+    EXPECT_NE(r.out.find("\"name\":\"spu_hx8k_4x4_int8_mxfp4_e2m1\",\"device\":\"hx8k\",\"status\":\"FAIL: the design "
+                         "needs at least 17776 logic cells (17776 SB_LUT4, 4231 flip-flops); the hx8k has 7680\","
+                         "\"lcs\":null,\"fmax_mhz\":null,\"lcs_at_least\":17776}"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("\"name\":\"spu_icebreaker_4x4_int8\",\"device\":\"up5k\",\"status\":\"ok\",\"lcs\":100,"
+                         "\"fmax_mhz\":30,\"lcs_at_least\":null}"),
+              std::string::npos)
+        << r.out;
+    auto t = sh(kSpu + " bench formats --device model --m 8 --n 8 --k 40 --ppa " + rep);
+    ASSERT_EQ(t.code, 0) << t.out;
+    EXPECT_NE(t.out.find("spu_hx8k_4x4_int8_mxfp4_e2m1         hx8k  does not fit: needs >= 17776 LCs (Yosys"),
+              std::string::npos)
+        << t.out;
+    // an explicit --ppa that is not a report is an error, not an empty column
+    EXPECT_EQ(sh(kSpu + " bench formats --device model --m 8 --n 8 --k 8 --ppa " + tmp("no-such.json")).code, 2);
+}
+
+// Without --ppa, bench formats reads the newer of build/ppa/report.json (make
+// ppa) and build/ppa/formats/report.json (make ppa-formats), relative to the
+// working directory: the array rows of make ppa-formats show up.
+TEST(CliBench, FormatsReadsTheNewerPpaReport)
+{
+    const std::string dir = tmp("ppa_cwd");
+    ASSERT_EQ(sh("rm -rf " + dir + " && mkdir -p " + dir + "/build/ppa/formats").code, 0);
+    auto put = [](const std::string &path, const char *name) {
+        FILE *f = fopen(path.c_str(), "w");
+        ASSERT_NE(f, nullptr) << path;
+        fprintf(f, "{\"entries\":[{\"kind\":\"spu\",\"name\":\"%s\",\"device\":\"up5k\",\"status\":\"ok\","
+                   "\"lcs\":100,\"fmax_mhz\":30}]}", name);
+        fclose(f);
+    };
+    const std::string cmd = "cd " + dir + " && " + kSpu + " bench formats --device model --m 8 --n 8 --k 8 --json";
+    auto run = [&]() {
+        auto r = sh(cmd);
+        EXPECT_EQ(r.code, 0) << r.out;
+        return r.out;
+    };
+    EXPECT_NE(run().find("\"ppa_report\":false"), std::string::npos);
+    put(dir + "/build/ppa/formats/report.json", "spu_icebreaker_4x4_int8_e5m2");
+    std::string out = run();
+    EXPECT_NE(out.find("build/ppa/formats/report.json"), std::string::npos) << out;
+    EXPECT_NE(out.find("spu_icebreaker_4x4_int8_e5m2"), std::string::npos) << out;
+    // an older make ppa report does not hide the newer array rows; a newer one wins
+    ASSERT_EQ(sh("touch -d '2001-01-01' " + dir + "/build/ppa/formats/report.json").code, 0);
+    put(dir + "/build/ppa/report.json", "spu_hx8k_4x4_int8_e5m2");
+    out = run();
+    EXPECT_NE(out.find("spu_hx8k_4x4_int8_e5m2"), std::string::npos) << out;
+    EXPECT_EQ(out.find("spu_icebreaker_4x4_int8_e5m2"), std::string::npos) << out;
+    ASSERT_EQ(sh("touch -d '2001-01-01' " + dir + "/build/ppa/report.json && touch " + dir +
+                 "/build/ppa/formats/report.json").code, 0);
+    out = run();
+    EXPECT_NE(out.find("spu_icebreaker_4x4_int8_e5m2"), std::string::npos) << out;
 }
 
 TEST(CliGemm, NpyInAndOut)

@@ -497,6 +497,23 @@ TEST(PerfGemm, ScaleSimCyclesFormula)
     EXPECT_EQ(spu_perf_scalesim_cycles(&hw, 9, 5, 7), 6u * 17u);
 }
 
+// The array steps of a K-long dot product: what the perf model costs and what
+// the SCALE-Sim estimate streams (issue 10: MX counted K, not its word steps).
+TEST(PerfGemm, KWordsPerDtype)
+{
+    EXPECT_EQ(spu_perf_gemm_k_words(SPU_DTYPE_INT8, 70), 70u);
+    EXPECT_EQ(spu_perf_gemm_k_words(SPU_DTYPE_E4M3, 70), 70u);
+    EXPECT_EQ(spu_perf_gemm_k_words(SPU_DTYPE_E5M2, 1), 1u);
+    EXPECT_EQ(spu_perf_gemm_k_words(SPU_DTYPE_BF16, 70), 140u);
+    for (unsigned mx : {SPU_DTYPE_MXFP8_E4M3, SPU_DTYPE_MXFP8_E5M2, SPU_DTYPE_MXINT8, SPU_DTYPE_MXFP6_E3M2,
+                        SPU_DTYPE_MXFP6_E2M3, SPU_DTYPE_MXFP4_E2M1}) {
+        EXPECT_EQ(spu_perf_gemm_k_words(mx, 1), 2u) << mx;      // one element, one scale word
+        EXPECT_EQ(spu_perf_gemm_k_words(mx, 32), 33u) << mx;
+        EXPECT_EQ(spu_perf_gemm_k_words(mx, 33), 35u) << mx;
+        EXPECT_EQ(spu_perf_gemm_k_words(mx, 70), 73u) << mx;
+    }
+}
+
 // ---- calibration ---------------------------------------------------------------------------
 TEST(PerfFit, RecoversKnownParameters)
 {
@@ -1045,6 +1062,16 @@ TEST(PerfCli, RooflineAndBenchGemmMx)
     EXPECT_EQ(json_num(mx.out, "cycles") - json_num(e4.out, "cycles"), 64.0 * 8);   // 8 scale words x 64 blocks
     EXPECT_GT(json_num(mx.out, "link_bytes"), json_num(e4.out, "link_bytes"));
     EXPECT_EQ(sh(kSpu + " roofline gemm --dtype mxfp9 --m 8 --n 8 --k 8").code, 2);
+    // the SCALE-Sim estimate streams the same word steps: 9x13x70 on the 8x8 model,
+    // 2 * 2 folds of 2*8 + 8 - 2 + steps (MX 70 + 3, bf16 140, e4m3 70)
+    const std::pair<const char *, double> steps[] = {{"mxfp8_e4m3", 73}, {"mxfp4_e2m1", 73}, {"bf16", 140},
+                                                     {"e4m3", 70}};
+    for (const auto &[dt, ks] : steps) {
+        auto r = sh(kSpu + " roofline gemm --device model --dtype " + dt + " --m 9 --n 13 --k 70 --json");
+        ASSERT_EQ(r.code, 0) << r.out;
+        EXPECT_EQ(json_num(r.out, "k_steps"), ks) << dt;
+        EXPECT_EQ(json_num(r.out, "scalesim_cycles"), 4 * (2 * 8 + 8 - 2 + ks)) << dt << " " << r.out;
+    }
 }
 
 TEST(PerfCli, RooflineModelOutputs)

@@ -156,4 +156,38 @@ TEST_F(PpaRows, FormatsBlockNamesTheFormatsFromTheMask)
     EXPECT_NE(doc.find("tail"), std::string::npos);
 }
 
+// The result column and the per-board lines tell apart a row that does not
+// fit (Yosys's LC count, shown as the estimate), one that places but misses
+// its clock, and one whose flow failed for another reason.
+TEST_F(PpaRows, FormatsBlockClassifiesTheResults)
+{
+    ASSERT_EQ(run("cd " + kSrc + " && synth/ppa_rows.sh synth/ppa_table.tsv " + def + " " + kOut + "/table.tsv"), 0);
+    std::ofstream(kOut + "/r.csv")
+        << "name,kind,device,lcs,dsps,ebr,fmax_mhz,status\n"
+           "spu_hx8k_4x4_int8_testfmt,spu,hx8k,,,,,\"FAIL: the design needs at least 16555 logic cells (16555 "
+           "SB_LUT4, 4282 flip-flops); the hx8k has 7680\"\n"
+           "spu_icebreaker_4x4_int8_testfmt,spu,up5k,5200,8,29,22.1,\"FAIL spu_icebreaker_4x4_int8_testfmt: timing "
+           "not met: fmax 22.10 MHz (nextpnr 23.00, icetime 22.10) < 24 MHz\"\n"
+           "spu_hx8k_4x4_int8,spu,hx8k,,,,,\"FAIL: yosys failed (log: x/yosys.log); last lines:\"\n";
+    std::ofstream(kOut + "/doc.md") << "<!-- ppa-formats:begin -->\n<!-- ppa-formats:end -->\n";
+    ASSERT_EQ(run("cd " + kSrc + " && synth/ppa_formats.sh " + kOut + "/table.tsv " + kOut + "/r.csv " + kOut +
+                  "/doc.md " + def + " > /dev/null"),
+              0);
+    const std::string doc = slurp(kOut + "/doc.md");
+    EXPECT_NE(doc.find("| >= 16555 (Yosys estimate) / 7680 |  |  |  | 24 | does not fit: FAIL: the design needs at "
+                       "least 16555"),
+              std::string::npos)
+        << doc;
+    EXPECT_NE(doc.find("| 5200 / 5280 | 8 | 29 | 22.1 | 24 | misses its clock: FAIL"), std::string::npos) << doc;
+    EXPECT_NE(doc.find("| 24 | flow failed: FAIL: yosys failed"), std::string::npos) << doc;
+    EXPECT_NE(doc.find("- **HX8K** fits: none of the rows; does not fit: 4x4 int8 + testfmt; flow failed (see the "
+                       "row's flow.log): 4x4 int8; not run: "),
+              std::string::npos)
+        << doc;
+    EXPECT_NE(doc.find("- **iCEBreaker (UP5K)** fits: none of the rows; does not fit: none of the rows; places but "
+                       "misses its clock: 4x4 int8 + testfmt; not run: "),
+              std::string::npos)
+        << doc;
+}
+
 }  // namespace

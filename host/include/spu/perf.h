@@ -245,8 +245,16 @@ int spu_perf_transformer(const spu_perf_tconfig *c, const spu_perf_hw *hw, uint6
 int spu_perf_export_scalesim(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K,
                              const char *dir);
 /* The compute cycles SCALE-Sim v2's output-stationary model reports for the
- * same GEMM: ceil(M/R)*ceil(N/C) folds of (2R + C + K - 2) cycles. */
-uint64_t spu_perf_scalesim_cycles(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K);
+ * same GEMM: ceil(M/R)*ceil(N/C) folds of (2R + C + KS - 2) cycles, KS the
+ * array steps the K dimension takes (spu_perf_gemm_k_words: K for int8 /
+ * e4m3 / e5m2, 2K for bf16, K + ceil(K/32) for MX). */
+uint64_t spu_perf_scalesim_cycles(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t KS);
+/* The scratchpad words -- array steps -- one output's K-long dot product
+ * streams in input dtype in_dtype (spu_dtype code): K for int8 / e4m3 / e5m2,
+ * 2K for bf16 (two words a step), K + ceil(K/32) for MX (a scale word after
+ * every 32 elements and after the last). The perf model costs a GEMM's mm as
+ * an int8 mm of that many steps. */
+uint64_t spu_perf_gemm_k_words(unsigned in_dtype, uint32_t K);
 
 /* The project's git commit baked in at build time ("unknown" outside git). */
 const char *spu_perf_git_commit(void);

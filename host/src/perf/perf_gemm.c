@@ -324,6 +324,28 @@ int spu_perf_gemm_predict(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_
     return spu_perf_gemm_predict_ex(hw, &k, M, N, K, out);
 }
 
+static int dtype_is_mx(unsigned in)
+{
+    return in == SPU_DTYPE_MXFP8_E4M3 || in == SPU_DTYPE_MXFP8_E5M2 || in == SPU_DTYPE_MXINT8 ||
+           in == SPU_DTYPE_MXFP6_E3M2 || in == SPU_DTYPE_MXFP6_E2M3 || in == SPU_DTYPE_MXFP4_E2M1;
+}
+
+uint64_t spu_perf_gemm_k_words(unsigned in_dtype, uint32_t K)
+{
+    /* bf16: a k-step is two scratchpad words and its mm costs as an int8 mm
+     * of 2K steps (docs/isa.md "mm"); the host plans K * 2 words
+     * (gemm.c gemm_run's eb). Every bf16 out needs K in one piece, so a
+     * piece never splits a step. */
+    if (in_dtype == SPU_DTYPE_BF16)
+        return 2ull * K;
+    /* MX (spu_gemm_mx): K element words and a scale word after every 32 and
+     * after the last, K + ceil(K/32) words in one piece; the mm costs as an
+     * int8 mm of that many steps and the panels carry the scale words */
+    if (dtype_is_mx(in_dtype))
+        return (uint64_t)K + ((uint64_t)K + 31) / 32;
+    return K;
+}
+
 int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *kind,
                              uint32_t M, uint32_t N, uint32_t K, spu_perf_gemm *out)
 {
@@ -331,22 +353,12 @@ int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *ki
         !(hw->link_bytes_per_s >= 0))
         return SPU_EINVAL;
     const unsigned in = kind->in_dtype;
-    const int mx = in == SPU_DTYPE_MXFP8_E4M3 || in == SPU_DTYPE_MXFP8_E5M2 || in == SPU_DTYPE_MXINT8 ||
-                   in == SPU_DTYPE_MXFP6_E3M2 || in == SPU_DTYPE_MXFP6_E2M3 || in == SPU_DTYPE_MXFP4_E2M1;
-    const int in_float = in == SPU_DTYPE_E4M3 || in == SPU_DTYPE_E5M2 || in == SPU_DTYPE_BF16 || mx;
+    const int in_float = in == SPU_DTYPE_E4M3 || in == SPU_DTYPE_E5M2 || in == SPU_DTYPE_BF16 || dtype_is_mx(in);
     const spu_dtype_desc *od = spu_dtype_by_code(kind->out_dtype);
     if ((kind->in_dtype != SPU_DTYPE_INT8 && !in_float) || !od ||
         (kind->out_dtype == SPU_DTYPE_INT32 && in_float))
         return SPU_EINVAL;
-    /* bf16: a k-step is two scratchpad words and its mm costs as an int8 mm
-     * of 2K steps (docs/isa.md "mm"); the host plans K * 2 words
-     * (gemm.c gemm_run's eb). Every bf16 out needs K in one piece, so a
-     * piece never splits a step. */
-    const uint32_t eb = kind->in_dtype == SPU_DTYPE_BF16 ? 2 : 1;
-    /* MX (spu_gemm_mx): K element words and a scale word after every 32 and
-     * after the last, K + ceil(K/32) words in one piece; the mm costs as an
-     * int8 mm of that many steps and the panels carry the scale words */
-    const uint64_t kwords = mx ? (uint64_t)K + ((uint64_t)K + 31) / 32 : (uint64_t)K * eb;
+    const uint64_t kwords = spu_perf_gemm_k_words(in, K);
     if (kwords > UINT32_MAX)
         return SPU_ENOTSUP;
     const uint32_t macs_k = K;
@@ -412,10 +424,10 @@ int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *ki
     return 0;
 }
 
-uint64_t spu_perf_scalesim_cycles(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t K)
+uint64_t spu_perf_scalesim_cycles(const spu_perf_hw *hw, uint32_t M, uint32_t N, uint32_t KS)
 {
     if (!hw || !hw->rows || !hw->cols)
         return 0;
     const uint64_t folds = div_up(M, hw->rows) * div_up(N, hw->cols);
-    return folds * (2ull * hw->rows + hw->cols + K - 2);
+    return folds * (2ull * hw->rows + hw->cols + KS - 2);
 }
