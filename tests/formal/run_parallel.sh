@@ -32,14 +32,15 @@ order() {
 }
 n=$(wc -l < "$list")
 echo "run_parallel.sh: $n tests, $jobs at a time (logs in $logdir)"
-one() {  # BIN NAME: runs one test, prints its line
-  local bin=$1 name=$2 log="$3/$2.log" t0=$SECONDS
+one() {  # BIN NAME LOGDIR: runs one test, prints its line
+  local bin=$1 name=$2 f=${2//\//_} t0=$SECONDS
+  local log="$3/$f.log" rcf="$3/$f.rc"
   local TIMEFORMAT='%U %S'
   local cpu
-  cpu=$( { time "$bin" --gtest_filter="$name" > "$log" 2>&1; echo $? > "$3/$name.rc"; } 2>&1 )
-  local rc; rc=$(cat "$3/$name.rc")
+  cpu=$( { time "$bin" --gtest_filter="$name" > "$log" 2>&1; echo $? > "$rcf"; } 2>&1 )
+  local rc; rc=$(cat "$rcf" 2>/dev/null)
   local st=ok
-  if [ "$rc" -ne 0 ]; then st=FAILED
+  if [ "${rc:-1}" != 0 ]; then st=FAILED
   elif grep -q '^\[  SKIPPED \] 1 test' "$log"; then st=skipped; fi
   local c; c=$(echo "$cpu" | awk '{ printf "%.1f", $1 + $2 }')
   printf '%-8s %5d s wall %8s s CPU  %s\n' "$st" $((SECONDS - t0)) "$c" "$name"
@@ -55,7 +56,7 @@ while IFS=$'\t' read -r name st wall cpu; do
 done < "$logdir/times.tsv"
 done_n=$((pass + fail + skip))
 if [ "$done_n" -ne "$n" ]; then echo "run_parallel.sh: $((n - done_n)) tests did not report"; fail=$((fail + n - done_n)); fi
-for b in "${bad[@]+"${bad[@]}"}"; do echo "=== $b (FAILED)"; cat "$logdir/$b.log"; done
+for b in "${bad[@]+"${bad[@]}"}"; do echo "=== $b (FAILED)"; cat "$logdir/${b//\//_}.log"; done
 cpu_total=$(awk -F'\t' '{ s += $4 } END { printf "%.0f", s }' "$logdir/times.tsv")
 echo "run_parallel.sh: $((SECONDS - start)) s of wall time, $cpu_total s of CPU"
 echo

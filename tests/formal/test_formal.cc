@@ -472,13 +472,15 @@ TEST_F(FormalCI, WrongMultiplierIsRefuted)
 // products abstracted, a wrong latency and a copy of spu_mx_dot_pipe whose
 // scales skip cut P (they take cut T's enable: at STAGES 2 the scales reach
 // the rounder one cycle before their products) must be refuted; so must
-// its other half, the int8 multiplier proof (BDDs), with a wrong latency
-// and with a copy of spu_mul_int8_pipe whose low partial product is wrong
-// for one operand pair (a = 0x5A, b[3:0] = 0xC: 1 of the 65 536 pairs).
+// its other half, the int8 multiplier proof (BDDs), with a copy of
+// spu_mul_int8_pipe whose low partial product is wrong for one operand
+// pair (a = 0x5A, b[3:0] = 0xC: 16 of the 65 536 pairs). (A wrong latency
+// is not tried on the BDD route: the miter then depends on two frames of
+// operands and its BDD blows up -- no answer in 300 CPU s; the latency
+// check of the same miter pattern is Formal.WrongLatencyIsRefuted.)
 TEST_F(FormalCI, WrongMxInt8RouteIsRefuted)
 {
     EXPECT_EQ(prove({"mx_dot", 2, "N=8 INT8=1 ABS_MUL"}, 1), 1);
-    EXPECT_EQ(prove({"mul_int8", 1, ""}, 0), 1);
     const std::string bad_mx = kOut + "/spu_mx_dot_pipe_bad.v";
     ASSERT_EQ(run("mkdir -p " + kOut + " && sed 's/spu_pipe_stage #(.W(16), .EN(CUT_P)) u_sc_p/"
                   "spu_pipe_stage #(.W(16), .EN(CUT_T)) u_sc_p/' " + kSrc + "/hw/rtl/numerics/spu_mx_dot_pipe.v > " +
