@@ -7,7 +7,7 @@
 //     it, so every initial state is covered); ABC unrolls it K+1 frames
 //     (`frames`) and proves the OR of bad_o over the frames constant 0
 //     (feed_forward_engine: &cec, iprove when &cec has no answer; BDDs
-//     for the fp multipliers): the output at frame K+1 equals the
+//     for the multipliers): the output at frame K+1 equals the
 //     combinational unit's for the inputs of frame 1, for all inputs and
 //     initial states -- the registers hold nothing older than K cycles,
 //     so this covers every cycle.
@@ -149,7 +149,8 @@ bool abs_mul(const Proof &p) { return std::strstr(p.params, "ABS_MUL") != nullpt
 // such points, and there BDDs decide it: dc2 restructures the AIG, collapse
 // builds the global BDD of the miter output (constant 0 when equal), sat
 // reads the answer. fp16 x fp16 at STAGES 1: about 30 s, bf16 1 s (iprove:
-// no answer in 10 min / 77 s).
+// no answer in 10 min / 77 s). spu_mul_int8 likewise (1 s of CPU; &cec
+// took 131 / 159 s at STAGES 1 / 2 under load).
 const char *kCec = "&get; &cec -m -C 20000";
 std::string feed_forward_engine(const Proof &p, int lat)
 {
