@@ -3,7 +3,7 @@
 # tests/build.mk as build/tests/spu_formal_tests). `make test` runs its quick
 # set; the larger sets (one gtest per proof):
 #   make test-formal       the CI set (SPU_FORMAL_SET=ci): every unit, a few minutes
-#   make test-formal-full  every format and depth whose proof finishes (SPU_FORMAL_SET=full)
+#   make test-formal-full  every proof (SPU_FORMAL_SET=full; .ci/run runs it, ~15 min)
 #                          and the fp16 enumeration
 # Both print "tests: N passed, N failed, N skipped". Each test (one proof, or
 # one mutation test) runs as its own process, SPU_FORMAL_JOBS of them at a
