@@ -171,6 +171,25 @@ std::string feed_forward_fallback(const Proof &p, int lat)
     return "frames -F " + std::to_string(std::max(lat, p.stages) + 1) + " -i; strash; orpos; iprove";
 }
 
+// "PARAM=VALUE ..." (a proof's params, a PPA row's) as (name, value) pairs;
+// words without '=' (ABS_MUL) name a route, not a parameter, and are skipped
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+Params parse_params(const std::string &text)
+{
+    Params ps;
+    size_t i = 0;
+    while (i < text.size()) {
+        size_t j = text.find_first_of(" \t\r\n", i);
+        if (j == std::string::npos) j = text.size();
+        const std::string kv = text.substr(i, j - i);
+        const size_t eq = kv.find('=');
+        if (eq != std::string::npos) ps.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+        i = j + 1;
+    }
+    return ps;
+}
+
 // Runs one proof with latency LAT; returns 0 when proven.
 int prove(const Proof &p, int lat)
 {
@@ -178,26 +197,17 @@ int prove(const Proof &p, int lat)
     const std::string top = ref ? std::string("spu_eqref_") + (p.miter + 4) : std::string("spu_eq_") + p.miter;
     std::string chp = ref ? "" : "chparam -set STAGES " + std::to_string(p.stages) + " " + top +
                       "; chparam -set LAT " + std::to_string(lat) + " " + top + "; ";
-    std::string ps = p.params;
-    size_t i = 0;
-    while (i < ps.size()) {
-        size_t j = ps.find(' ', i);
-        if (j == std::string::npos) j = ps.size();
-        std::string kv = ps.substr(i, j - i);
-        size_t eq = kv.find('=');
-        if (eq != std::string::npos) {
-            // chparam does not take "-32": a negative value as its 32-bit
-            // pattern (the parameters are `integer`, so it reads back signed)
-            std::string v = kv.substr(eq + 1);
-            if (!v.empty() && v[0] == '-') {
-                char hex[24];
-                // (the Yosys script is in single quotes: the ' of 32'h as '\'')
-                snprintf(hex, sizeof hex, "32'\\''h%08x", (unsigned)std::atoi(v.c_str()));
-                v = hex;
-            }
-            chp += "chparam -set " + kv.substr(0, eq) + " " + v + " " + top + "; ";
+    for (const auto &kv : parse_params(p.params)) {
+        // chparam does not take "-32": a negative value as its 32-bit
+        // pattern (the parameters are `integer`, so it reads back signed)
+        std::string v = kv.second;
+        if (!v.empty() && v[0] == '-') {
+            char hex[24];
+            // (the Yosys script is in single quotes: the ' of 32'h as '\'')
+            snprintf(hex, sizeof hex, "32'\\''h%08x", (unsigned)std::atoi(v.c_str()));
+            v = hex;
         }
-        i = j + 1;
+        chp += "chparam -set " + kv.first + " " + v + " " + top + "; ";
     }
     std::string files;
     for (const char *f : kRtl)
@@ -573,23 +583,6 @@ INSTANTIATE_TEST_SUITE_P(Full, FormalSet, ::testing::ValuesIn(kFull), test_name)
 // tests/formal/spu_eq_<miter>.v, count as given). GOLD_STAGES (a link of
 // the fp16 chain) and ABS_MUL (the compositional mxint8 route) name how a
 // proof is done, not what it proves, and are ignored here.
-using Params = std::vector<std::pair<std::string, std::string>>;
-
-Params parse_params(const std::string &text)
-{
-    Params ps;
-    size_t i = 0;
-    while (i < text.size()) {
-        size_t j = text.find_first_of(" \t\r\n", i);
-        if (j == std::string::npos) j = text.size();
-        const std::string kv = text.substr(i, j - i);
-        const size_t eq = kv.find('=');
-        if (eq != std::string::npos) ps.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-        i = j + 1;
-    }
-    return ps;
-}
-
 // The miter's parameters with their defaults ("parameter integer X = V").
 Params miter_defaults(const std::string &miter)
 {
@@ -607,10 +600,10 @@ Params miter_defaults(const std::string &miter)
 
 // PARAMS with the miter's defaults filled in, without STAGES and the
 // how-keys; sorted, so that two descriptions of one instance compare equal.
-Params normalized(const std::string &miter, const Params &given)
+Params normalized(const Params &defaults, const Params &given)
 {
     Params out;
-    for (const auto &kv : miter_defaults(miter)) {
+    for (const auto &kv : defaults) {
         if (kv.first == "STAGES" || kv.first == "LAT" || kv.first == "GOLD_STAGES") continue;
         std::string v = kv.second;
         for (const auto &g : given)
@@ -629,10 +622,11 @@ Params normalized(const std::string &miter, const Params &given)
 
 bool proven(const std::string &miter, int stages, const Params &params)
 {
-    const Params want = normalized(miter, params);
+    const Params defaults = miter_defaults(miter);
+    const Params want = normalized(defaults, params);
     for (const auto *set : {&kQuick, &kCI, &kFull})
         for (const Proof &p : *set)
-            if (miter == p.miter && stages == p.stages && want == normalized(miter, parse_params(p.params)))
+            if (miter == p.miter && stages == p.stages && want == normalized(defaults, parse_params(p.params)))
                 return true;
     return false;
 }
