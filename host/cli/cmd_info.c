@@ -69,6 +69,7 @@ int spu_cmd_info(int argc, char **argv)
         cJSON_AddNumberToObject(o, "link_baud", in.link_baud);
         cJSON_AddBoolToObject(o, "vector", (in.features & SPU_FEATURE_VECTOR) != 0);
         cJSON_AddBoolToObject(o, "spad_single_port", (in.features & SPU_FEATURE_SPRAM) != 0);
+        cJSON_AddBoolToObject(o, "chained_streams", (in.features & SPU_FEATURE_CHAIN) != 0);
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
@@ -82,6 +83,9 @@ int spu_cmd_info(int argc, char **argv)
         printf("drain        %u accumulator%s per cycle\n", in.drain_lanes, in.drain_lanes == 1 ? "" : "s");
         printf("formats      %s\n", formats);
         printf("vector unit  %s\n", (in.features & SPU_FEATURE_VECTOR) ? "yes (docs/isa.md \"Vector unit\")" : "no");
+        printf("streams      %s\n", (in.features & SPU_FEATURE_CHAIN)
+                                     ? "chained: a block every K cycles (docs/isa.md \"Chained streams\")"
+                                     : "one-entry queue: K + 2 cycles per block (docs/isa.md \"Tensor unit\")");
         printf("isa hash     0x%08x (%s)\n", in.isa_hash, isa_ok ? "matches host" : "DIFFERS from host");
         if (in.clock_hz)
             printf("clock        %u Hz\n", in.clock_hz);

@@ -29,7 +29,8 @@ module spu_top #(
     parameter integer CNT_WIDTH    = 64,              // counters kept in 32..64 bits (boards: 32)
     parameter integer CNT_RAM      = 0,               // 1: counters 1..8 in an EBR (boards; spu_counters)
     parameter integer VECTOR       = 1,               // 1: the vector unit (sim); the boards pass 0
-    parameter integer SPAD_SPRAM   = 0                // 1: scratchpad banks in UP5K SPRAM (iCEBreaker; needs VECTOR = 0)
+    parameter integer SPAD_SPRAM   = 0,               // 1: scratchpad banks in UP5K SPRAM (iCEBreaker; needs VECTOR = 0)
+    parameter integer CHAIN        = 1                // 1: chained streams (sim; spu_load_unit); the boards pass 0
 ) (
     input  wire       clk_i,
     input  wire       rst_i,
@@ -50,6 +51,8 @@ module spu_top #(
     localparam integer HAS_UART = (LINK == "uart" || LINK == "sim") ? 1 : 0;
     localparam [31:0]  P_CPB    = CLKS_PER_BIT;
     localparam [31:0]  P_BAUD   = (HAS_UART != 0) ? CLOCK_HZ / P_CPB : 32'd0;   // INFO link_baud
+    // chained streams need dual-port banks and the generic tiles (spu_core)
+    localparam integer P_CHAIN  = (CHAIN != 0 && SPAD_SPRAM == 0 && USE_ICE40_DSP == 0) ? 1 : 0;
 
     // ---- link PHY -> engine byte streams
     wire       rx_valid, rx_ready, tx_valid, tx_ready;
@@ -109,7 +112,7 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES), .FORMATS(FORMATS),
         .RTL_VERSION(RTL_VERSION), .CLOCK_HZ(CLOCK_HZ), .CNT_WIDTH(CNT_WIDTH),
-        .LINK_BAUD(P_BAUD), .FEATURES({30'd0, (SPAD_SPRAM != 0), (VECTOR != 0)})
+        .LINK_BAUD(P_BAUD), .FEATURES({29'd0, (P_CHAIN != 0), (SPAD_SPRAM != 0), (VECTOR != 0)})
     ) u_engine (
         .clk_i(clk_i), .rst_i(rst_i),
         .rx_valid_i(rx_valid), .rx_ready_o(rx_ready), .rx_data_i(rx_data),
@@ -132,7 +135,7 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM),
-        .FORMATS(FORMATS), .VECTOR(VECTOR), .SPAD_SPRAM(SPAD_SPRAM)
+        .FORMATS(FORMATS), .VECTOR(VECTOR), .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(P_CHAIN)
     ) u_core (
         .clk_i(clk_i), .rst_i(rst_i),
         .spad_req_valid_i(spad_req_valid), .spad_req_ready_o(spad_req_ready),

@@ -365,7 +365,7 @@ TEST(ModelTensor, SpramMmWaitsForTheDrainWrites)
         spu_model_config c;
         spu_model_config_default(&c);
         c.rows = 4; c.cols = 4; c.spad_bytes = 131072; c.spad_banks = 2; c.drain_lanes = 1;
-        c.vector = 0; c.spram = spram;
+        c.vector = 0; c.spram = spram; c.chain = 0;
         spu_model *m = nullptr;
         ASSERT_EQ(spu_model_create(&m, &c), 0);
         spu_image img{};
@@ -386,11 +386,16 @@ TEST(ModelTensor, SpramMmWaitsForTheDrainWrites)
     spu_model_config c;
     spu_model_config_default(&c);
     c.spram = 1;
+    c.chain = 0;
     spu_model *m = nullptr;
     EXPECT_EQ(spu_model_create(&m, &c), SPU_EINVAL);
     c.vector = 0;
     EXPECT_EQ(spu_model_create(&m, &c), 0);
     spu_model_free(m);
+    // chained streams need dual-port banks (docs/isa.md "Chained streams")
+    c.chain = 1;
+    m = nullptr;
+    EXPECT_EQ(spu_model_create(&m, &c), SPU_EINVAL);
 }
 
 TEST(ModelTensor, CntReadsCountersAtInstructionStart)

@@ -33,7 +33,7 @@ namespace {
 
 const std::string kSpu = std::string(SPU_BUILD_DIR) + "/bin/spu";
 const std::string kSrc = SPU_SOURCE_DIR;
-const char *kBoardModel = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1";
+const char *kBoardModel = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
 
 struct Result { int code; std::string out; };
 Result sh(const std::string &cmd)

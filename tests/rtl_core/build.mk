@@ -25,7 +25,7 @@ RTLC_RTL     := $(sort $(wildcard hw/rtl/core/*.v))
 RTLC_NUM     := $(sort $(wildcard hw/rtl/numerics/*.v))   # units the float tiles instantiate (-y)
 RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
 RTLC_CFGS    := c8 c4 c8n c4s c4f
-RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'h1F9D -GVECTOR=1
+RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'h1F9D -GVECTOR=1 -GCHAIN=1
 RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
 RTLC_GEOM_c8n := $(RTLC_GEOM_c8) -GDRAIN_LANES=1

@@ -47,6 +47,7 @@ class RtlCore : public ::testing::TestWithParam<int> {
         c.formats = g.formats;
         c.vector = g.vector;
         c.spram = g.spram;
+        c.chain = g.chain;
         spu_model *m = nullptr;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
         return m;
@@ -1022,6 +1023,7 @@ TEST_P(RtlCore, GemmLoopStreamsBlocksBackToBack)
     const uint32_t K = 100, N = 4, R = g.rows, C = g.cols;
     const uint64_t D = drain_cycles(SPU_DTYPE_INT32);
     ASSERT_GE(K + 2, R + C + D - 1);          // the drain keeps up: steady state
+    if (g.chain) ASSERT_GE(K, R + C + D);     // ... with chained streams (a block every K cycles)
     auto mem = tu_mem(BANK, 7);
     const std::vector<uint32_t> p = {
         LI(1, 0), LI(2, (int32_t)BANK), LI(3, (int32_t)K), LI(4, 1024), LI(5, (int32_t)N),
@@ -1035,6 +1037,9 @@ TEST_P(RtlCore, GemmLoopStreamsBlocksBackToBack)
     if (g.spram)   // single-port banks: the next mm launches at the drain's end,
                    // G + D + 2 = (L + K + 1) + R + C + D + 2 (docs/isa.md)
         EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (K + R + C + D + 3) + K + R + C + 2);
+    else if (g.chain)   // a block every K cycles: each st's token travels with
+                        // the next mm's first step (docs/isa.md "Chained streams")
+        EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * K + K + R + C + 2);
     else   // the last st's wave, then halt (its drain writes after the halt)
         EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (K + 2) + K + R + C + 2);
     EXPECT_EQ(core->counter(SPU_CNT_MAC_ACTIVE), N * K);
@@ -1085,9 +1090,58 @@ TEST_P(RtlCore, BackToBackMmWithAndWithoutSt)
             // is taken at 11 and launches at 11+K1; li (FETCH 12, EXEC 13)
             // overlaps; st (FETCH 14) waits for mm2's launch, launches at
             // 12+K1+K2; halt waits for the wave (R + C) and ends a cycle later,
-            // the drain (D) writing after it
-            EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 12 + K1 + K2 + R + C + 2);
+            // the drain (D) writing after it. Chained streams: mm2 launches
+            // with mm1's last step (10+K1), the st's token goes alone (no mm
+            // behind it) at 11+K1+K2: a cycle less
+            EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 12 + K1 + K2 + R + C + 2 - (g.chain ? 1 : 0));
         }
+    }
+}
+
+// Chained streams (docs/isa.md "Chained streams"): an st's token travels
+// with the next mm's first step when that mm is queued before the token
+// would go alone, so two blocks take 2K cycles, not 2K + 2; an instruction
+// that waits for the tensor unit in between (sync) sends the token alone,
+// and then the timing is the one-entry queue's. K = 100 >= R + C + D: the
+// drain never holds a token back.
+//   no sync: mm1 launches 10, last step 10+K; chained: the st's token and mm2
+//   launch at 10+K, mm2's last step 10+2K, st2 alone at 11+2K, halt after
+//   its wave: 13 + 2K + R + C (one-entry queue: st1 11+K, mm2 12+K, st2
+//   13+2K: 15 + 2K + R + C).
+//   sync: st1 alone at 11+K, G1 = 11+K+R+C; sync ends at G1 + D - 1; mm2
+//   launches G1+D+2; st2 after its last step: 16 + 2K + 2(R + C) + D.
+TEST_P(RtlCore, TokenTravelsWithTheNextMmUnlessSomethingWaitsBetween)
+{
+    const uint32_t K = 100, R = g.rows, C = g.cols;
+    const uint64_t D = drain_cycles(SPU_DTYPE_INT32);
+    ASSERT_GE(K, R + C + D);
+    auto mem = tu_mem(BANK, 13);
+    for (int with_sync = 0; with_sync < 2; with_sync++) {
+        std::vector<uint32_t> p = {LI(1, 0), LI(2, (int32_t)BANK), LI(3, (int32_t)K), LI(4, 1024),
+                                   MM(1, 2, 3), ST(4)};
+        if (with_sync) p.push_back(SYNC());
+        p.insert(p.end(), {ADDI(4, 4, (int32_t)(R * C * 4)), MM(2, 1, 3), ST(4), HALT()});
+        // (no sync: the addi keeps mm2's FETCH at 14 as with the sync's 2 cycles gone)
+        differential(p, mem, {}, 1024 + 2 * R * C * 4, 0, with_sync ? "mm st sync mm st" : "mm st mm st");
+        ASSERT_EQ(core->state(), SPU_STATE_HALTED);
+        const uint64_t cyc = core->counter(SPU_CNT_CYCLES);
+        if (with_sync)
+            EXPECT_EQ(cyc, 18 + 2 * K + 2 * (R + C) + D);   // (the addi after the sync: 2 more)
+        else if (!g.spram)
+            EXPECT_EQ(cyc, 2 * K + R + C + (g.chain ? 13 : 15));
+        // both blocks: A x B and B x A of the same panels
+        for (uint32_t blk = 0; blk < 2; blk++)
+            for (uint32_t i = 0; i < R; i++)
+                for (uint32_t j = 0; j < C; j++) {
+                    int32_t ref = 0;
+                    for (uint32_t k = 0; k < K; k++)
+                        ref += blk ? (int8_t)mem[BANK + k * WB + i] * (int8_t)mem[k * WB + j]
+                                   : (int8_t)mem[k * WB + i] * (int8_t)mem[BANK + k * WB + j];
+                    std::vector<uint8_t> out = core->spad_read(1024 + blk * R * C * 4 + (i * C + j) * 4, 4);
+                    int32_t got;
+                    std::memcpy(&got, out.data(), 4);
+                    ASSERT_EQ(got, ref) << blk << ": " << i << "," << j;
+                }
     }
 }
 
@@ -1141,10 +1195,13 @@ TEST_P(RtlCore, TrapInTheMiddleOfOverlappedBlocks)
     EXPECT_EQ(core->reg(9), 1u);
     EXPECT_EQ(core->reg(10), 2u);
     EXPECT_EQ(core->reg(11), 3u);
-    if (g.spram) {
+    if (g.spram || g.chain) {
         // single-port banks: the second mm launches after the st's drain
         // (G + D + 2 = 33 + R + C + 16 + 2 = 59), its step 5 at 65, while
-        // halt waits: every scalar instruction before it has run
+        // halt waits: every scalar instruction before it has run.
+        // Chained streams: the second mm is taken at 15 (two entries) and
+        // launches with the st's token at 32, its step 5 at 38: halt (FETCH
+        // 28) waits, every scalar instruction has run
         EXPECT_EQ(core->reg(12), 4u);
         EXPECT_EQ(core->reg(14), 6u);
     } else {
@@ -1232,39 +1289,79 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
     p.push_back(MM(1, 2, 3)); ops.push_back({1, 3, a0, b0, 0});
     p.push_back(ST(4)); ops.push_back({2, 0, 0, 0, SPU_DTYPE_INT8});
     p.push_back(HALT()); ops.push_back({5, 0, 0, 0, 0});
-    // docs/isa.md "Tensor unit": queue, launch, stream, token, waits
+    // docs/isa.md "Tensor unit": queue, launch, stream, token, waits; with
+    // chained streams ("Chained streams") a two-entry queue, an mm from the
+    // last step of the mm before, and an st's token travelling with the next
+    // mm when that mm is queued before the token would go alone
     uint64_t T = 0, stall = 0, busy = 0, macs = 0;
-    uint64_t launch = 0, engine = 0, idle = 0, st_ready = 0, drain_done = 0, drain_idle = 0;
+    uint64_t launch = 0, launch_prev = 0, engine = 0, mm_free = 0, idle = 0, st_ready = 0, drain_done = 0,
+             drain_idle = 0;
+    bool pend = false;               // an st's token whose launch is not decided yet
+    uint64_t pend_alone = 0, pend_base = 0, pend_D = 0;
+    auto queued = [&](uint64_t L) { launch_prev = launch; launch = L; };
+    auto wave = [&](uint64_t W, uint64_t D) {    // an st's token in slot W
+        const uint64_t G = W + R + C;
+        idle = std::max(idle, G + 1);
+        st_ready = std::max(G + 1, G + D - 1);
+        drain_done = G + D - 1;
+        drain_idle = G + D + 2;
+    };
+    auto settle = [&]() {                       // the pending token goes alone
+        if (!pend) return;
+        pend = false;
+        queued(pend_alone);
+        engine = mm_free = pend_alone + 1;
+        wave(pend_alone, pend_D);
+    };
     for (const Op &o : ops) {
         const uint64_t e0 = T + 1;
         uint64_t wait = 0;
         if (o.kind == 1 || o.kind == 2) {
-            const uint64_t e = std::max(e0, launch);
+            const uint64_t e = std::max(e0, !g.chain || pend ? launch : launch_prev);
             wait = e - e0;
-            uint64_t L = std::max(e + 1, engine);
-            if (o.kind == 2) L = std::max(L, st_ready);
-            // single-port SPRAM banks: an mm also waits for the last drain write
-            if (o.kind == 1 && g.spram) L = std::max(L, drain_idle);
-            launch = L;
             if (o.kind == 1) {
                 uint64_t conf = 0;
                 for (uint32_t k = 0; k < o.k; k++) conf += (o.a + k * WB) / BANK == (o.b + k * WB) / BANK;
+                uint64_t L;
+                if (pend && e + 1 <= pend_alone) {   // the token travels with this mm
+                    L = std::max(pend_base, e + 1);
+                    pend = false;
+                    queued(L);
+                    queued(L);
+                    wave(L + 1 + (o.a / BANK == o.b / BANK ? 1 : 0), pend_D);
+                } else {
+                    settle();
+                    L = std::max(e + 1, g.chain ? mm_free : engine);
+                    // single-port SPRAM banks: an mm also waits for the last drain write
+                    if (g.spram) L = std::max(L, drain_idle);
+                    queued(L);
+                }
                 engine = L + o.k + conf + 1;
-                idle = L + o.k + conf + R + C + 1;
+                mm_free = L + o.k + conf;
+                idle = std::max(idle, L + o.k + conf + R + C + 1);
                 macs += (uint64_t)o.k * R * C;
             } else {
-                const uint64_t D = drain_cycles(o.out), G = L + R + C;
-                engine = L + 1;
-                idle = G + 1;
-                st_ready = std::max(G + 1, G + D - 1);
-                drain_done = G + D - 1;
-                drain_idle = G + D + 2;
+                const uint64_t D = drain_cycles(o.out);
                 busy += D;
+                if (g.chain) {
+                    settle();
+                    pend = true;
+                    pend_alone = std::max({e + 1, engine, st_ready});
+                    pend_base = std::max({e + 1, mm_free, st_ready});
+                    pend_D = D;
+                } else {
+                    const uint64_t L = std::max({e + 1, engine, st_ready});
+                    queued(L);
+                    engine = L + 1;
+                    wave(L, D);
+                }
             }
         } else if (o.kind == 3) {
+            settle();
             const uint64_t ready = std::max(idle, drain_done);
             wait = ready > e0 ? ready - e0 : 0;
         } else if (o.kind == 4 || o.kind == 5) {   // cfg; halt (not the drain's writes)
+            settle();
             wait = idle > e0 ? idle - e0 : 0;
         }
         stall += wait;

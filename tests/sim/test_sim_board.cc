@@ -26,7 +26,7 @@ uint32_t board_spad(const std::string &b) { return b == "icebreaker-spram" ? 131
 std::string board_model(const std::string &b)
 {
     return b == "icebreaker-spram" ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1"
-                                   : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1";
+                                   : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
 }
 constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 8000000, kCpb = 3;
 
@@ -49,6 +49,7 @@ TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
     EXPECT_EQ(in.spad_bytes, board_spad(GetParam()));
     EXPECT_EQ(in.spad_banks, 2u);
     EXPECT_EQ((in.features & SPU_FEATURE_SPRAM) != 0, std::string(GetParam()) == "icebreaker-spram");
+    EXPECT_EQ(in.features & SPU_FEATURE_CHAIN, 0u);   // the boards' CHAIN = 0 (docs/fpga.md)
     EXPECT_EQ(in.ucode_words, 256u);
     EXPECT_EQ(in.drain_lanes, 1u);
     // the HX8K carries two loop-stack entries fewer (area, docs/fpga.md)
@@ -218,6 +219,7 @@ TEST(Sim8x8, InfoAndSimTime)
     EXPECT_EQ(in.rows, 8u);
     EXPECT_EQ(in.clock_hz, 12000000u);
     EXPECT_EQ(in.link_baud, 3000000u);   // its UART (--uart): 4 clocks per bit
+    EXPECT_NE(in.features & SPU_FEATURE_CHAIN, 0u);   // chained streams (docs/isa.md)
     spu_sim_time_t t;
     ASSERT_EQ(spu_sim_time(s.d, &t), 0);
     EXPECT_EQ(t.clks_per_bit, 0u);   // byte port: one byte per cycle at most

@@ -35,10 +35,17 @@ typedef struct spu_model_config {
                                    SPRAM, SPU_FEATURE_SPRAM): an mm
                                    launches only after every write of
                                    an earlier st; needs vector = 0    */
+    uint32_t chain;             /* 1: chained streams (SPU_FEATURE_CHAIN,
+                                   docs/isa.md "Chained streams"): a
+                                   two-entry queue, an mm launches in
+                                   the last step of the mm before it,
+                                   and an st / zacc token travels with
+                                   the next mm's first step; needs
+                                   spram = 0                          */
 } spu_model_config;
 
 /* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops, a row
- * drained per cycle. */
+ * drained per cycle, the vector unit, chained streams (the 8x8 sim). */
 void spu_model_config_default(spu_model_config *cfg);
 /* The configuration of a device as its INFO describes it (loop_depth 0 is
  * taken as 4, drain_lanes 0 as cols). */

@@ -35,6 +35,7 @@ typedef struct spu_perf_hw {
     uint32_t rows, cols, word_bytes, spad_bytes, spad_banks, ucode_words, drain_lanes;
     uint32_t spram;              /* 1: single-port banks (INFO features bit 1): an mm
                                     launches after the last st's drain (docs/isa.md)      */
+    uint32_t chain;              /* 1: chained streams (INFO features bit 2, docs/isa.md) */
     double   clock_hz;           /* clock the configuration is built for: device_s        */
     double   wall_clock_hz;      /* device cycles per wall-clock second (board: clock_hz;
                                     a simulator: its simulation speed)                     */

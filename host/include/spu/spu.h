@@ -94,6 +94,8 @@ typedef struct spu_device spu_device;
 #define SPU_FEATURE_VECTOR 0x1u  /* spu_info_t.features: the vector unit (docs/isa.md) */
 #define SPU_FEATURE_SPRAM  0x2u  /* single-port scratchpad banks (UP5K SPRAM): an mm
                                     waits for the drain's writes (docs/isa.md) */
+#define SPU_FEATURE_CHAIN  0x4u  /* chained streams: back-to-back mm, an st / zacc token
+                                    travels with the next mm's first step (docs/isa.md) */
 #define SPU_NARGS 8          /* kernel argument registers r1..r8 */
 
 typedef struct spu_info {

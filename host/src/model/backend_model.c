@@ -25,6 +25,7 @@ static int model_open(void **impl, const spu_uri *u)
 {
     spu_model_config cfg;
     spu_model_config_default(&cfg);
+    cfg.chain = 2;                       /* unset: 1 but with spram=1 */
     if (u->path[0])
         return spu_uri_fail(u, SPU_EINVAL, "model takes no path ('model:%s'); options go after '?'",
                             u->path);
@@ -32,13 +33,19 @@ static int model_open(void **impl, const spu_uri *u)
         param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
         param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats) ||
-        param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram))
+        param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram) ||
+        param_u32(u, "chain", &cfg.chain))
         return SPU_EINVAL;
     if (cfg.vector > 1)
         return spu_uri_fail(u, SPU_EINVAL, "model option vector=%u: 0 or 1", cfg.vector);
     if (cfg.spram > 1 || (cfg.spram && cfg.vector))
         return spu_uri_fail(u, SPU_EINVAL, "model option spram=%u: 0 or 1, and spram=1 needs vector=0 "
                             "(single-port banks: docs/rtl.md \"Scratchpad in SPRAM\")", cfg.spram);
+    if (cfg.chain == 2)
+        cfg.chain = cfg.spram ? 0 : 1;
+    else if (cfg.chain > 1 || (cfg.chain && cfg.spram))
+        return spu_uri_fail(u, SPU_EINVAL, "model option chain=%u: 0 or 1, and chain=1 needs spram=0 "
+                            "(docs/isa.md \"Chained streams\")", cfg.chain);
     int rc = spu_model_create((spu_model **)impl, &cfg);
     if (rc)
         return spu_uri_fail(u, rc,
@@ -65,7 +72,8 @@ static int model_info(void *impl, spu_info_t *info)
     info->isa_hash = spu_isa_hash();
     info->loop_depth = c->loop_depth;
     info->drain_lanes = c->drain_lanes ? c->drain_lanes : c->cols;
-    info->features = (c->vector ? SPU_FEATURE_VECTOR : 0) | (c->spram ? SPU_FEATURE_SPRAM : 0);
+    info->features = (c->vector ? SPU_FEATURE_VECTOR : 0) | (c->spram ? SPU_FEATURE_SPRAM : 0) |
+                     (c->chain ? SPU_FEATURE_CHAIN : 0);
     snprintf(info->device, sizeof info->device, "model");
     return 0;
 }
@@ -176,5 +184,5 @@ const spu_backend_ops spu_backend_model = {
     .reset = model_reset,
     .ping = model_ping,
     .regs = model_regs,
-    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", NULL },
+    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", "chain", NULL },
 };

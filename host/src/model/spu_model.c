@@ -41,8 +41,17 @@ struct spu_model {
     uint64_t now;                 /* T_n relative to RUN */
     /* tensor unit, in cycles relative to RUN (docs/isa.md "Tensor unit") */
     uint64_t tu_launch;           /* launch cycle of the last command queued  */
+    uint64_t tu_launch_prev;      /* ... of the one queued before it (chain: two entries) */
+    uint64_t tu_mmfree;           /* chain: first cycle an mm may launch      */
     uint64_t tu_engine;           /* first cycle the stream engine is free    */
     uint64_t tu_idle;             /* first cycle nothing is queued or in flight */
+    /* chain: an st / zacc token queued whose launch is not decided yet: it
+     * travels with the next mm if that mm is queued by `alone` (the cycle it
+     * would go alone), launching with it at max(base, the mm's entry + 1) */
+    struct {
+        int valid, st;
+        uint64_t alone, base, d;
+    } tokp;
     uint64_t st_ready;            /* first cycle the next st may launch       */
     uint64_t drain_done;          /* first cycle sync / halt may complete     */
     uint64_t drain_idle;          /* first cycle the drain unit writes nothing (bias) */
@@ -70,6 +79,7 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->formats = 0;
     cfg->vector = 1;
     cfg->spram = 0;
+    cfg->chain = 1;
 }
 
 uint32_t spu_model_all_formats(void)
@@ -113,6 +123,7 @@ void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
     cfg->formats = info->formats;
     cfg->vector = (info->features & SPU_FEATURE_VECTOR) ? 1 : 0;
     cfg->spram = (info->features & SPU_FEATURE_SPRAM) ? 1 : 0;
+    cfg->chain = (info->features & SPU_FEATURE_CHAIN) ? 1 : 0;
 }
 
 static uint32_t word_bytes_of(const spu_model_config *c)
@@ -131,7 +142,7 @@ int spu_model_create(spu_model **out, const spu_model_config *cfg)
         (cfg->drain_lanes && cfg->cols % cfg->drain_lanes) ||
         (cfg->formats & ~spu_model_all_formats()) ||
         (cfg->formats && !(cfg->formats & (1u << SPU_DTYPE_INT8))) ||
-        cfg->spram > 1 || (cfg->spram && cfg->vector))
+        cfg->spram > 1 || (cfg->spram && cfg->vector) || cfg->chain > 1 || (cfg->chain && cfg->spram))
         return SPU_EINVAL;
     spu_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -253,6 +264,8 @@ static void reset_run_state(spu_model *m)
     clear_acc(m);
     m->now = 0;
     m->tu_launch = m->tu_engine = m->tu_idle = m->st_ready = m->drain_done = m->drain_idle = 0;
+    m->tu_launch_prev = m->tu_mmfree = 0;
+    m->tokp.valid = 0;
     memset(m->bias, 0, m->cfg.cols * sizeof *m->bias);
     m->drained = 0;
     m->kill_at = TU_NEVER;
@@ -297,25 +310,93 @@ static uint32_t bank_of(const spu_model *m, uint64_t addr)
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* The cycle a tensor instruction whose EXEC starts at e0 is taken by the
- * queue (the previous command has launched by then, or launches then). */
+ * queue (the previous command has launched by then, or launches then; chain:
+ * two entries, so the command two before -- a pending token is the last
+ * queued, the one before it launched at tu_launch). */
 static uint64_t tu_accept(const spu_model *m, uint64_t e0)
 {
-    return max64(e0, m->tu_launch);
+    if (!m->cfg.chain)
+        return max64(e0, m->tu_launch);
+    return max64(e0, m->tokp.valid ? m->tu_launch : m->tu_launch_prev);
+}
+
+static void tu_queued(spu_model *m, uint64_t L)
+{
+    m->tu_launch_prev = m->tu_launch;
+    m->tu_launch = L;
 }
 
 /* Launch cycle of a command accepted in cycle e (st: also the drain unit;
  * mm with single-port SPRAM banks: also every write of the last st, so its
- * stream never meets a drain write -- spu_core's mm_ok). */
+ * stream never meets a drain write -- spu_core's mm_ok; chain: an mm from
+ * the last step of the stream before). */
 enum { TU_MM = 0, TU_ST = 1, TU_TOK = 2 };
 static uint64_t tu_launch(spu_model *m, uint64_t e, int kind)
 {
-    uint64_t L = max64(e + 1, m->tu_engine);
+    uint64_t L = max64(e + 1, kind == TU_MM && m->cfg.chain ? m->tu_mmfree : m->tu_engine);
     if (kind == TU_ST)
         L = max64(L, m->st_ready);
     if (kind == TU_MM && m->cfg.spram)
         L = max64(L, m->drain_idle);
-    m->tu_launch = L;
+    tu_queued(m, L);
     return L;
+}
+
+/* A token's wave, its slot (the cycle it launches alone, or the cycle the
+ * first step of the mm it travels with issues) W: it reaches the last tile
+ * at G = W + ROWS + COLS; an st's drain writes G+1..G+d. */
+static void tok_wave(spu_model *m, int st, uint64_t W, uint64_t d)
+{
+    const uint64_t G = W + m->cfg.rows + m->cfg.cols;
+    m->tu_idle = max64(m->tu_idle, G + 1);
+    if (!st)
+        return;
+    m->st_ready = max64(G + 1, G + d - 1);
+    m->drain_done = G + d - 1;
+    m->drain_idle = G + d + 2;    /* writes formed G+1..G+d, the last one lands at G+d+1 */
+}
+
+/* chain: the pending token goes alone, in its own slot (no mm behind it in
+ * time, or an instruction that waits for the tensor unit came first). */
+static void tok_settle(spu_model *m)
+{
+    if (!m->tokp.valid)
+        return;
+    const uint64_t L = m->tokp.alone;
+    m->tokp.valid = 0;
+    tu_queued(m, L);
+    m->tu_engine = m->tu_mmfree = L + 1;
+    tok_wave(m, m->tokp.st, L, m->tokp.d);
+}
+
+/* st / zacc reach the queue at e: the launch now (no chain), or pending.
+ * 0: it never launches (behind an mm that traps), so it has no effect. */
+static int tok_queue(spu_model *m, uint64_t e, int kind, uint64_t d)
+{
+    if (!m->cfg.chain) {
+        const uint64_t L = tu_launch(m, e, kind);
+        if (L >= TU_NEVER) {
+            m->tu_engine = m->tu_idle = TU_NEVER;
+            return 0;
+        }
+        m->tu_engine = L + 1;
+        tok_wave(m, kind == TU_ST, L, d);
+        return 1;
+    }
+    tok_settle(m);                      /* a token before it: no mm between */
+    const uint64_t st = kind == TU_ST ? m->st_ready : 0;
+    const uint64_t alone = max64(max64(e + 1, m->tu_engine), st);
+    if (alone >= TU_NEVER) {            /* behind an mm that traps: it stays queued */
+        tu_queued(m, TU_NEVER);
+        m->tu_engine = m->tu_mmfree = m->tu_idle = TU_NEVER;
+        return 0;
+    }
+    m->tokp.valid = 1;
+    m->tokp.st = kind == TU_ST;
+    m->tokp.alone = alone;
+    m->tokp.base = max64(max64(e + 1, m->tu_mmfree), st);
+    m->tokp.d = d;
+    return 1;
 }
 
 /* mm: returns 0 or a trap cause; *extra receives the extra cycles. */
@@ -342,9 +423,21 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
         return SPU_TRAP_MISALIGNED;
     const uint64_t e = tu_accept(m, m->now + 1);
     *extra = e - (m->now + 1);
-    const uint64_t L = tu_launch(m, e, TU_MM);
+    uint64_t L;
+    /* chain: a pending token travels with this mm when the mm is queued
+     * before the token would go alone and its first step is inside */
+    if (m->tokp.valid && e + 1 <= m->tokp.alone && a < m->cfg.spad_bytes && b < m->cfg.spad_bytes) {
+        L = max64(m->tokp.base, e + 1);
+        m->tokp.valid = 0;
+        tu_queued(m, L);
+        tu_queued(m, L);
+        tok_wave(m, m->tokp.st, L + 1 + (bank_of(m, a) == bank_of(m, b)), m->tokp.d);
+    } else {
+        tok_settle(m);
+        L = tu_launch(m, e, TU_MM);
+    }
     if (L >= TU_NEVER) {                 /* behind an mm that traps: never runs */
-        m->tu_engine = m->tu_idle = TU_NEVER;
+        m->tu_engine = m->tu_mmfree = m->tu_idle = TU_NEVER;
         return 0;
     }
     /* The steps run in order; the first whose A or B word lies outside the
@@ -402,12 +495,13 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     if (run < words) {           /* the stream reaches step `run` outside: trap then */
         m->kill_at = L + 1 + run + conflicts;
         m->kill_pc = m->pc;
-        m->tu_engine = m->tu_idle = TU_NEVER;   /* (it launched: the queue is free) */
+        m->tu_engine = m->tu_mmfree = m->tu_idle = TU_NEVER;   /* (it launched: the queue is free) */
         return 0;
     }
     const uint64_t last = L + words + conflicts;      /* cycle of the last step's read */
     m->tu_engine = last + 1;
-    m->tu_idle = last + R + C + 1;
+    m->tu_mmfree = last;                 /* chain: the next mm launches with the last step */
+    m->tu_idle = max64(m->tu_idle, last + R + C + 1);
     return 0;
 }
 
@@ -421,20 +515,10 @@ static int exec_st(spu_model *m, uint32_t addr, uint64_t *extra)
         return SPU_TRAP_SPAD_RANGE;
     const uint64_t e = tu_accept(m, m->now + 1);
     *extra = e - (m->now + 1);
-    const uint64_t L = tu_launch(m, e, TU_ST);
     uint32_t d = spu_model_drain_cycles(&m->cfg, m->cfg_out);
     m->cnt[SPU_CNT_DRAIN_BUSY] += d;
-    if (L >= TU_NEVER) {
-        m->tu_engine = m->tu_idle = TU_NEVER;
+    if (!tok_queue(m, e, TU_ST, d))
         return 0;
-    }
-    /* the token's wave reaches the last tile at G; the drain writes G+1..G+d */
-    const uint64_t G = L + R + C;
-    m->tu_engine = L + 1;
-    m->tu_idle = G + 1;
-    m->st_ready = max64(G + 1, G + d - 1);
-    m->drain_done = G + d - 1;
-    m->drain_idle = G + d + 2;    /* writes formed G+1..G+d, the last one lands at G+d+1 */
     const spu_dp_outcfg oc = { m->cfg_in, m->cfg_out, m->cfg_shift, m->cfg_round, (int)m->cfg_relu, (int)m->cfg_ovf };
     const uint32_t ob = out->bytes;
     m->drained = 1;
@@ -485,17 +569,10 @@ static void exec_bias(spu_model *m, uint32_t addr, uint64_t *extra)
 /* zacc: a token through the queue, like st without the drain. */
 static void exec_zacc(spu_model *m, uint64_t *extra)
 {
-    const uint32_t R = m->cfg.rows, C = m->cfg.cols;
     const uint64_t e = tu_accept(m, m->now + 1);
     *extra = e - (m->now + 1);
-    const uint64_t L = tu_launch(m, e, TU_TOK);
-    if (L >= TU_NEVER) {
-        m->tu_engine = m->tu_idle = TU_NEVER;
-        return;
-    }
-    m->tu_engine = L + 1;
-    m->tu_idle = L + R + C + 1;
-    clear_acc(m);
+    if (tok_queue(m, e, TU_TOK, 0))
+        clear_acc(m);
 }
 
 /* Wait of an instruction whose EXEC starts at now+1 until `ready`. */
@@ -724,6 +801,12 @@ int spu_model_step(spu_model *m)
     /* the waits, known before any effect: the instruction's last EXEC cycle
      * is now + 1 + wait; an mm trap up to then cancels it */
     uint64_t wait = 0, fwait = 0;
+    switch (in.opcode) {   /* chain: these wait for the tensor unit, so no mm
+                            * can follow a pending token in time: it goes alone */
+    case SPU_OP_HALT: case SPU_OP_SYNC: case SPU_OP_CFG: case SPU_OP_STRIDE: case SPU_OP_BIAS:
+    case SPU_OP_CNT: tok_settle(m); break;
+    default: if (is_vec_stream(in.opcode)) tok_settle(m);
+    }
     switch (in.opcode) {
     case SPU_OP_MM:     /* K = 0 too waits for a free queue entry (queues nothing) */
         if (!rc || mm_aligned(m, ra, rb))

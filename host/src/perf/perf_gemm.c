@@ -72,7 +72,10 @@ typedef struct piece_cost {
 /*
  * firmware/gemm_int8.s, instruction by instruction, on the timing rule of
  * docs/isa.md "Tensor unit" (every instruction 2 cycles + its waits; mm and st
- * go through the tensor unit's one-entry queue and run back to back):
+ * go through the tensor unit's one-entry queue and run back to back; with
+ * chained streams, docs/isa.md "Chained streams", the queue has two entries
+ * and an st's token travels with the next mm's first step when that mm is
+ * queued in time):
  *   cfg, loop r5                            2 x 2
  *   per row block:  loop r6                 2
  *     per column block: mm  2 + queue wait  stream: 1 launch + kc + conflicts
@@ -83,20 +86,91 @@ typedef struct piece_cost {
  * The recurrence below is that rule, block by block (exact, O(blocks)).
  */
 typedef struct tu_time {
-    uint64_t launch, engine, idle, st_ready;
+    int chain;
+    uint64_t launch, launch_prev, engine, mmfree, idle, st_ready, drain_idle;
+    uint64_t RC, D;
+    int tok_pending;                  /* chain: an st's token not launched yet */
+    uint64_t tok_alone, tok_base;
 } tu_time;
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* A tensor instruction whose FETCH is at *T: its queue wait, its launch. */
-static uint64_t tu_issue(tu_time *u, uint64_t *T, uint64_t *stall, uint64_t st_ready)
+/* A tensor instruction whose FETCH is at *T: its queue entry cycle (the
+ * previous command has launched, or with two entries the one before it). */
+static uint64_t tu_enter(tu_time *u, uint64_t *T, uint64_t *stall)
 {
-    const uint64_t e = max64(*T + 1, u->launch), w = e - (*T + 1);
-    const uint64_t L = max64(max64(e + 1, u->engine), st_ready);
-    u->launch = L;
+    const uint64_t before = !u->chain || u->tok_pending ? u->launch : u->launch_prev;
+    const uint64_t e = max64(*T + 1, before), w = e - (*T + 1);
     *stall += w;
     *T += 2 + w;
-    return L;
+    return e;
+}
+
+static void tu_queued(tu_time *u, uint64_t L)
+{
+    u->launch_prev = u->launch;
+    u->launch = L;
+}
+
+/* An st's token in slot W: the wave reaches the last tile at G = W + R + C,
+ * the drain writes G+1 .. G+D. */
+static void st_wave(tu_time *u, uint64_t W)
+{
+    const uint64_t G = W + u->RC;
+    u->idle = max64(u->idle, G + 1);
+    u->st_ready = max64(G + 1, G + u->D - 1);
+    u->drain_idle = G + u->D + 2;
+}
+
+/* chain: the pending token goes alone in its own slot. */
+static void tok_settle(tu_time *u)
+{
+    if (!u->tok_pending)
+        return;
+    u->tok_pending = 0;
+    tu_queued(u, u->tok_alone);
+    u->engine = u->mmfree = u->tok_alone + 1;
+    st_wave(u, u->tok_alone);
+}
+
+/* st entering the queue at e. */
+static void tu_st(tu_time *u, uint64_t e)
+{
+    if (!u->chain) {
+        const uint64_t S = max64(max64(e + 1, u->engine), u->st_ready);
+        tu_queued(u, S);
+        u->engine = S + 1;
+        st_wave(u, S);
+        return;
+    }
+    tok_settle(u);
+    u->tok_pending = 1;
+    u->tok_alone = max64(max64(e + 1, u->engine), u->st_ready);
+    u->tok_base = max64(max64(e + 1, u->mmfree), u->st_ready);
+}
+
+/* mm entering the queue at e, kc steps with cf bank conflicts (cf0: its first
+ * step's); spram: single-port banks (also after the last drain's writes). */
+static void tu_mm(tu_time *u, uint64_t e, uint64_t kc, uint64_t cf, int cf0, int spram)
+{
+    uint64_t L;
+    if (u->tok_pending && e + 1 <= u->tok_alone) {   /* the token travels with this mm */
+        L = max64(u->tok_base, e + 1);
+        u->tok_pending = 0;
+        tu_queued(u, L);
+        tu_queued(u, L);
+        st_wave(u, L + 1 + (uint64_t)cf0);
+    } else {
+        tok_settle(u);
+        L = max64(e + 1, u->chain ? u->mmfree : u->engine);
+        if (spram)
+            L = max64(L, u->drain_idle);
+        tu_queued(u, L);
+    }
+    const uint64_t last = L + kc + cf;
+    u->engine = last + 1;
+    u->mmfree = last;
+    u->idle = max64(u->idle, last + u->RC + 1);
 }
 
 /* The kernel of a call: gemm_int8.s (rows outer) or gemm_bias.s (column
@@ -121,16 +195,20 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
                           uint64_t kc, uint64_t a_base, uint64_t b_base, uint64_t panel)
 {
     piece_cost pc = { 0, 0, 0, 0 };
-    const uint64_t D = kn->D, RC = (uint64_t)hw->rows + hw->cols;
-    tu_time u = { 0, 0, 0, 0 };
-    uint64_t drain_idle = 0;
+    tu_time u;
+    memset(&u, 0, sizeof u);
+    u.chain = hw->chain && !hw->spram;
+    u.RC = (uint64_t)hw->rows + hw->cols;
+    u.D = kn->D;
+    const uint64_t bs = hw->spad_bytes / hw->spad_banks;
     const uint64_t outer = kn->bias ? nbi : mbi, inner = kn->bias ? mbi : nbi;
     uint64_t T = kn->bias ? COST_CFG + 2 * COST_LI + COST_ADDI + COST_LOOP
                           : COST_CFG + COST_LOOP;
     pc.instret = kn->bias ? 5 + nbi * (3 + 4 * mbi + 2) + 1 : 2 + mbi * (1 + 5 * nbi + 3) + 1;
     for (uint64_t o = 0; o < outer; o++) {
         if (kn->bias) {
-            const uint64_t ready = max64(u.idle, drain_idle);
+            tok_settle(&u);
+            const uint64_t ready = max64(u.idle, u.drain_idle);
             const uint64_t w = ready > T + 1 ? ready - (T + 1) : 0;
             pc.stall_drain += w;
             T += COST_BIAS + w + kn->bias_words;
@@ -138,21 +216,16 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
         T += kn->bias ? COST_ADDI + COST_LOOP : COST_LOOP;
         for (uint64_t q = 0; q < inner; q++) {
             const uint64_t i = kn->bias ? q : o, j = kn->bias ? o : q;
-            const uint64_t cf = conflicts(hw, a_base + i * panel, b_base + j * panel, kc);
+            const uint64_t a0 = a_base + i * panel, b0 = b_base + j * panel;
+            const uint64_t cf = conflicts(hw, a0, b0, kc);
             pc.stall_bank += cf;
-            /* mm (single-port banks: also after the last st's drain writes) */
-            const uint64_t L = tu_issue(&u, &T, &pc.stall_drain, hw->spram ? drain_idle : 0);
-            u.engine = L + 1 + kc + cf;
-            u.idle = L + kc + cf + RC + 1;
-            const uint64_t S = tu_issue(&u, &T, &pc.stall_drain, u.st_ready);  /* st */
-            u.engine = S + 1;
-            u.idle = S + RC + 1;
-            u.st_ready = max64(S + RC + 1, S + RC + D - 1);
-            drain_idle = S + RC + D + 2;
+            tu_mm(&u, tu_enter(&u, &T, &pc.stall_drain), kc, cf, a0 / bs == b0 / bs, (int)hw->spram);
+            tu_st(&u, tu_enter(&u, &T, &pc.stall_drain));
             T += kn->bias ? 2 * COST_ADD : 3 * COST_ADD;
         }
         T += kn->bias ? 2 * COST_ADD : COST_ADD + COST_SUB + COST_LI;
     }
+    tok_settle(&u);
     const uint64_t ready = u.idle;        /* halt: the tensor unit (the last drain goes on after it) */
     const uint64_t w = ready > T + 1 ? ready - (T + 1) : 0;
     pc.stall_drain += w;

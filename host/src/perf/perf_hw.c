@@ -45,6 +45,7 @@ static void defaults(spu_perf_hw *hw)
     hw->spad_banks = 4;
     hw->ucode_words = 1024;
     hw->drain_lanes = 8;
+    hw->chain = 1;
     hw->clock_hz = 12e6;
     hw->wall_clock_hz = 12e6;
     hw->link_bytes_per_s = 3e6 / 10;
@@ -79,6 +80,7 @@ void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
     hw->ucode_words = in->ucode_words;
     hw->drain_lanes = in->drain_lanes ? in->drain_lanes : in->cols;
     hw->spram = (in->features & SPU_FEATURE_SPRAM) ? 1 : 0;
+    hw->chain = (in->features & SPU_FEATURE_CHAIN) ? 1 : 0;
     hw->clock_hz = in->clock_hz ? in->clock_hz : 12e6;
     hw->wall_clock_hz = hw->clock_hz;
     if (in->link_baud) {   /* a UART the device reports: 8N1, 10 bit times a byte */
@@ -102,7 +104,7 @@ void spu_perf_hw_to_info(const spu_perf_hw *hw, spu_info_t *in)
     in->spad_banks = hw->spad_banks;
     in->ucode_words = hw->ucode_words;
     in->drain_lanes = hw->drain_lanes;
-    in->features = hw->spram ? SPU_FEATURE_SPRAM : 0;
+    in->features = (hw->spram ? SPU_FEATURE_SPRAM : 0) | (hw->chain ? SPU_FEATURE_CHAIN : 0);
     in->clock_hz = (uint32_t)hw->clock_hz;
     in->formats = 1;
     set_str(in->device, sizeof in->device, hw->name);
@@ -165,6 +167,19 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
         have_wb |= i == 2 && v;
         have_lanes |= i == 6 && v;
     }
+    /* the INFO features the timing follows (0 or 1; absent: the defaults') */
+    static const struct { const char *key; size_t off; } flags[] = {
+        { "spram", offsetof(spu_perf_hw, spram) }, { "chain", offsetof(spu_perf_hw, chain) },
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !rc; i++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(root, flags[i].key);
+        if (!v)
+            continue;
+        if (!cJSON_IsNumber(v) || (v->valuedouble != 0 && v->valuedouble != 1))
+            rc = spu_perf_fail(err, errlen, "%s: \"%s\" must be 0 or 1", path, flags[i].key);
+        else
+            *(uint32_t *)((char *)hw + flags[i].off) = (uint32_t)v->valuedouble;
+    }
     static const struct { const char *key; size_t off; } dbls[] = {
         { "clock_hz", offsetof(spu_perf_hw, clock_hz) },
         { "wall_clock_hz", offsetof(spu_perf_hw, wall_clock_hz) },
@@ -218,6 +233,8 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
                         "spad_bytes a multiple of spad_banks, drain_lanes dividing cols)", path);
         if (!(hw->clock_hz > 0))
             return spu_perf_fail(err, errlen, "%s: clock_hz must be > 0", path);
+        if (hw->chain && hw->spram)
+            return spu_perf_fail(err, errlen, "%s: chain = 1 needs spram = 0 (docs/isa.md \"Chained streams\")", path);
         derive(hw);
     } else if (!strcmp(hw->kind, "roofline")) {
         if (hw->npeaks == 0 || !(hw->mem_bytes_per_s > 0))
@@ -242,6 +259,8 @@ int spu_perf_hw_save(const spu_perf_hw *hw, const char *path, const char *extra_
         cJSON_AddNumberToObject(o, "spad_banks", hw->spad_banks);
         cJSON_AddNumberToObject(o, "ucode_words", hw->ucode_words);
         cJSON_AddNumberToObject(o, "drain_lanes", hw->drain_lanes);
+        cJSON_AddNumberToObject(o, "spram", hw->spram);
+        cJSON_AddNumberToObject(o, "chain", hw->chain);
         cJSON_AddNumberToObject(o, "clock_hz", hw->clock_hz);
         cJSON_AddNumberToObject(o, "wall_clock_hz", hw->wall_clock_hz);
         cJSON_AddNumberToObject(o, "link_bytes_per_s", hw->link_bytes_per_s);

@@ -71,7 +71,7 @@ module spu_board_spu #(
         .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1),
         .DRAIN_LANES(1), .VECTOR(0),  // the vector unit does not fit the UP5K (docs/fpga.md)
-        .SPAD_SPRAM(SPAD_SPRAM)
+        .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(0)   // chained streams do not fit (docs/fpga.md)
     ) u_spu (
         .clk_i(clk), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),

@@ -15,7 +15,12 @@
 //
 // Drive: present zeros when no k-step enters. clr_i[i*COLS+j] (RUN, and the
 // zacc / st token's wave, spu_core) zeroes tile (i,j)'s accumulator in that
-// cycle (its term that cycle is the token's zero word). acc_o is every tile's accumulator register, tile (i,j) at
+// cycle (its term that cycle is the token's zero word). CHAIN = 1 (the load
+// unit's chained streams, spu_load_unit): the token may travel with the next
+// block's first step, so a clearing tile starts from that cycle's term: its
+// state becomes the step of an empty accumulator (0 + term, the term's flags;
+// an MX element term into an empty block register); with a zero term that is
+// the clear above. acc_o is every tile's accumulator register, tile (i,j) at
 // bits [(i*COLS+j)*ACC_W +: ACC_W] (a wide bus, not a mux: the drain unit
 // snapshots it), flags_o its flags {ovf, ninf, pinf, nan} at [(i*COLS+j)*4 +: 4].
 // ACC_W = 32 for a build that carries int8 only; wider (80) with a float
@@ -59,7 +64,8 @@ module spu_array #(
     parameter integer USE_ICE40_DSP = 0,
     parameter integer BROADCAST = 0,
     parameter [31:0]  FORMATS = 32'h1,
-    parameter integer ACC_W = 32
+    parameter integer ACC_W = 32,
+    parameter integer CHAIN = 0      // 1: a clearing tile keeps its term (generic tiles only)
 ) (
     input  wire                   clk_i,
     input  wire                   rst_i,
@@ -245,7 +251,8 @@ module spu_array #(
                     end else if (act || (|clr_i)) begin
                         for (t = 0; t < NT; t = t + 1)
                             if (clr_i[t])
-                                acc_q[t*ACC_W +: ACC_W] <= 32'd0;
+                                acc_q[t*ACC_W +: ACC_W] <= (CHAIN != 0 && act) ? prod32(a_t[t*8 +: 8], b_t[t*8 +: 8])
+                                                                              : 32'd0;
                             else if (act)
                                 acc_q[t*ACC_W +: ACC_W] <= acc_q[t*ACC_W +: ACC_W]
                                                          + prod32(a_t[t*8 +: 8], b_t[t*8 +: 8]);
@@ -528,58 +535,66 @@ module spu_array #(
                 if (HAS_MX != 0) begin : g_mx
                 reg [NT*ACC_W-1:0] blk_q;       // the MX block sums
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
+                        // CHAIN: a clearing tile with a term steps from the empty state
+                        wire cz = (CHAIN != 0) && clr_i[gt];
                         always @(posedge clk_i) if (t_on) begin
-                            if (rst_i || clr_i[gt]) begin
+                            if (rst_i || (clr_i[gt] && (CHAIN == 0 || !mac_en))) begin
                                 acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 flg_q[gt*4 +: 4]         <= 4'd0;
                                 blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                             end else if (mac_en) begin
                                 if (is_mx && mk_t[gt]) begin
                                     {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                        mxs({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, blk_q[gt*ACC_W +: ACC_W],
+                                        mxs(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
+                                            cz ? {ACC_W{1'b0}} : blk_q[gt*ACC_W +: ACC_W],
                                             a_t[gt*8 +: 8], b_t[gt*8 +: 8], is_mi8);
                                     blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end else if (is_mx && FASTW != 0) begin
                                     {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]} <=
-                                        macf({flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]},
+                                        macf(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]},
                                              tmag(efmt, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
                                              tspc(efmt, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
                                              a_t[gt*8+7] ^ b_t[gt*8+7]);
+                                    if (cz) acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end else if (is_mx) begin
                                     {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]} <=
-                                        mac({flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]}, efmt,
+                                        mac(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]}, efmt,
                                             a_t[gt*8 +: 8], b_t[gt*8 +: 8],
                                             a_u[gt*8 +: 8], b_u[gt*8 +: 8], 1'b0);
+                                    if (cz) acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end else if (!f_slow) begin
                                     {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                        macf({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
+                                        macf(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
                                              tmag(fmt_i, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
                                              tspc(fmt_i, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
                                              a_t[gt*8+7] ^ b_t[gt*8+7]);
+                                    if (cz) blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end else begin
                                     {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                        mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
+                                        mac(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
                                             a_t[gt*8 +: 8], b_t[gt*8 +: 8],
                                             a_u[gt*8 +: 8], b_u[gt*8 +: 8], mk_t[gt]);
+                                    if (cz) blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end
                             end
                         end
                     end
                 end else begin : g_nomx
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
+                        wire cz = (CHAIN != 0) && clr_i[gt];   // as g_mx
                         always @(posedge clk_i) if (t_on) begin
-                            if (rst_i || clr_i[gt]) begin
+                            if (rst_i || (clr_i[gt] && (CHAIN == 0 || !mac_en))) begin
                                 acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 flg_q[gt*4 +: 4]         <= 4'd0;
                             end else if (mac_en && !f_slow) begin
                                 {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                    macf({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
+                                    macf(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
                                          tmag(fmt_i, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
                                          tspc(fmt_i, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
                                          a_t[gt*8+7] ^ b_t[gt*8+7]);
                             end else if (mac_en) begin
                                 {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                    mac({flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
+                                    mac(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
                                         a_t[gt*8 +: 8], b_t[gt*8 +: 8],
                                         a_u[gt*8 +: 8], b_u[gt*8 +: 8], mk_t[gt]);
                             end

@@ -30,7 +30,8 @@ module spu_core #(
     parameter integer CNT_RAM     = 0,     // 1: counters 1..8 in an EBR (boards), spu_counters
     parameter [31:0]  FORMATS     = 32'h1, // bit d: the array carries cfg in = dtype d (INFO formats)
     parameter integer VECTOR      = 0,     // 1: the vector unit (spu_vector_unit; INFO features bit 0)
-    parameter integer SPAD_SPRAM  = 0      // 1: banks in UP5K SPRAM, single port (spu_spad; INFO features bit 1); needs VECTOR = 0
+    parameter integer SPAD_SPRAM  = 0,     // 1: banks in UP5K SPRAM, single port (spu_spad; INFO features bit 1); needs VECTOR = 0
+    parameter integer CHAIN       = 0      // 1: chained streams (spu_load_unit; INFO features bit 2); needs SPAD_SPRAM = 0, USE_ICE40_DSP = 0
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -243,7 +244,10 @@ module spu_core #(
     // takes a stream slot with no read, so tile (i,j)'s term in cycle
     // L + 2 + i + j is zero; that cycle the tile clears (and, for st, the
     // drain unit captures its sum), while the products of the next block
-    // follow one diagonal behind (docs/isa.md "Tensor unit"). BROADCAST: every
+    // follow one diagonal behind (docs/isa.md "Tensor unit"). CHAIN: a token
+    // paired with the next mm pulses in the cycle that mm's first step issues
+    // (L = that cycle), so tile (i,j)'s term in L + 2 + i + j is the step's
+    // product, which the clearing tile keeps (spu_array). BROADCAST: every
     // tile's term of slot L arrives in cycle L + 2. The drain starts when the
     // wave has passed the last tile (go, cycle L + ROWS + COLS), in both.
     localparam integer NW = ROWS + COLS;
@@ -289,7 +293,8 @@ module spu_core #(
         .MX(((FORMATS[{1'b0, DT_MXFP8_E4M3}] | FORMATS[{1'b0, DT_MXFP8_E5M2}] | FORMATS[{1'b0, DT_MXINT8}]
               | FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0
             && ACC_W > 32) ? 1 : 0),
-        .NARROW((FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0 ? 1 : 0)
+        .NARROW((FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0 ? 1 : 0),
+        .CHAIN(CHAIN)
     ) u_load (
         .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i),
         .push_i(tu_push), .kind_i(tu_kind), .a_addr_i(mm_a), .b_addr_i(mm_b),
@@ -304,7 +309,7 @@ module spu_core #(
     );
 
     spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST),
-                .FORMATS(FORMATS), .ACC_W(ACC_W)) u_array (
+                .FORMATS(FORMATS), .ACC_W(ACC_W), .CHAIN(CHAIN)) u_array (
         .clk_i(clk_i), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
         .west_i(west), .north_i(north), .mk_i(bf_mk), .acc_o(accs), .flags_o(acc_flags)
     );

@@ -35,6 +35,20 @@
 // step by the carry out of address + stride or a stride of 2^AW or more
 // (sa_over_i) -- an aligned word below 2^AW is inside.
 // abort_i (RESET) drops everything at once.
+// CHAIN = 1 (the 8x8 sim; docs/isa.md "Tensor unit", "Chained streams"): the
+// queue has two entries, and the engine goes from one block to the next
+// without a gap:
+//   - an mm at the head launches in the cycle its predecessor mm issues its
+//     last step (chain_rdy), so the two streams are back to back;
+//   - a token at the head with an mm behind it (its base inside the
+//     scratchpad) launches together with that mm ("pair") as soon as the mm
+//     could launch: no slot of its own -- tok_o pulses in the cycle the mm's
+//     first step issues, so the token's wave travels with that step's data
+//     and each tile clears in the cycle it adds the step's product (spu_array
+//     CHAIN: a clearing tile keeps that term). A token with no mm behind it
+//     when the engine is free goes alone, in its own slot, as with CHAIN = 0.
+//   An st (alone or paired) also waits until the last paired token has
+//   pulsed (ride_q). Needs SPAD_SPRAM = 0 (spu_core).
 // bf16 (BF16 = 1 and fmt_i = bf16; docs/isa.md "mm", docs/rtl.md): an mm of K
 // steps streams 2K word steps exactly as an int8 mm of 2K steps would (same
 // reads, strides, stalls, range checks, step_o / stall_o / mm_o), word 2s the
@@ -67,7 +81,8 @@ module spu_load_unit #(
     parameter integer BROADCAST  = 0,
     parameter integer BF16       = 0,    // the array carries bf16 (FORMATS)
     parameter integer MX         = 0,    // the array carries an MX dtype (FORMATS)
-    parameter integer NARROW     = 0     // ... and mxfp6 / mxfp4 (FORMATS bits 10-12)
+    parameter integer NARROW     = 0,    // ... and mxfp6 / mxfp4 (FORMATS bits 10-12)
+    parameter integer CHAIN      = 0     // 1: chained streams (two-entry queue, see above)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -151,29 +166,53 @@ module spu_load_unit #(
                                                    (fmt_i == DT_MXFP4_E2M1));
     wire mx       = (MX != 0) && ((fmt_i == DT_MXFP8_E4M3) || (fmt_i == DT_MXFP8_E5M2) ||
                                   (fmt_i == DT_MXINT8) || nw);
-    // word steps of the queued mm: K, 2K for bf16, K + ceil(K/32) for MX
+    // the second entry and the paired token's state (CHAIN = 1; constant
+    // zero otherwise)
+    wire          v1;                    // second entry valid
+    wire [1:0]    k1;
+    wire [AW-1:0] a1, b1;
+    wire          ao1, bo1;
+    wire [31:0]   kk1;
+    wire [PCW-1:0] pc1;
+    wire          ride, ride_st;         // a paired token pulses at the next issue (st: ride_st)
+    // the head launches: the engine is free (not streaming), an st also
+    // needs the drain unit
+    // (an mm also needs mm_ok_i: single-port SPRAM banks, spu_core)
+    // CHAIN: an mm may also launch in its predecessor's last issue, and a
+    // token pairs with the mm behind it (see the header)
+    wire chain_rdy = !stream_q || ((CHAIN != 0) && issue && last_k);
+    wire tok_ok    = (pk_q != K_ST) || (drain_ok_i && !ride);
+    wire pair      = (CHAIN != 0) && pv_q && (pk_q != K_MM) && v1 && (k1 == K_MM) && !ao1 && !bo1 &&
+                     mm_ok_i && tok_ok && chain_rdy;
+    wire mm_go     = pv_q && (pk_q == K_MM) && chain_rdy && mm_ok_i;
+    wire tok_alone = pv_q && (pk_q != K_MM) && !stream_q && tok_ok && !pair;
+    wire launch    = mm_go || tok_alone || pair;       // the head leaves the queue
+    wire launch_mm = mm_go || pair;                    // an mm's stream starts next cycle
+    wire tok       = tok_alone || (issue && ride);
+    // the mm that launches: the head, or the entry behind a paired token
+    wire [AW-1:0]  src_a   = pair ? a1  : pa_q;
+    wire [AW-1:0]  src_b   = pair ? b1  : pb_q;
+    wire           src_ao  = pair ? ao1 : pao_q;
+    wire           src_bo  = pair ? bo1 : pbo_q;
+    wire [31:0]    src_k   = pair ? kk1 : pkk_q;
+    wire [PCW-1:0] src_pc  = pair ? pc1 : ppc_q;
+    // word steps of the mm that launches: K, 2K for bf16, K + ceil(K/32) for MX
     wire [KW-1:0] k_init;
     generate
         if (KW > 32) begin : g_k33
-            wire [32:0] kp31 = {1'b0, pkk_q} + 33'd31;
-            wire [32:0] kmx  = {1'b0, pkk_q} + {5'd0, kp31[32:5]};
+            wire [32:0] kp31 = {1'b0, src_k} + 33'd31;
+            wire [32:0] kmx  = {1'b0, src_k} + {5'd0, kp31[32:5]};
             wire [4:0]  unused_kp = kp31[4:0];
-            assign k_init = bf ? {pkk_q, 1'b0} : mx ? kmx : {1'b0, pkk_q};
+            assign k_init = bf ? {src_k, 1'b0} : mx ? kmx : {1'b0, src_k};
         end else begin : g_k32
-            assign k_init = pkk_q;
+            assign k_init = src_k;
         end
     endgenerate
-    // the entry launches: the engine is free (not streaming), an st also
-    // needs the drain unit
-    // (an mm also needs mm_ok_i: single-port SPRAM banks, spu_core)
-    wire launch   = pv_q && !stream_q && ((pk_q != K_ST) || drain_ok_i) &&
-                    ((pk_q != K_MM) || mm_ok_i);
-    wire tok      = launch && (pk_q != K_MM);
 
-    assign accept_o = !pv_q || launch;
+    assign accept_o = ((CHAIN != 0) ? !v1 : !pv_q) || launch;
     assign idle_o   = !pv_q && !stream_q && (fl_q == {FW{1'b0}});
     assign tok_o    = tok;
-    assign tok_st_o = launch && (pk_q == K_ST);
+    assign tok_st_o = (tok_alone && (pk_q == K_ST)) || (issue && ride && ride_st);
     assign step_o   = issue;
     assign stall_o  = stream_q && conflict && !ph1_q && !bad;
     assign mm_o     = stream_q && !bad;
@@ -186,7 +225,6 @@ module spu_load_unit #(
 
     always @(posedge clk_i) begin
         if (rst_i || abort_i || bad) begin
-            pv_q       <= 1'b0;
             stream_q   <= 1'b0;
             ph1_q      <= 1'b0;
             k_q        <= {KW{1'b0}};
@@ -195,11 +233,7 @@ module spu_load_unit #(
         end else begin
             inj_q      <= issue;
             inj_hold_q <= issue && conflict;
-            if (push_i)
-                pv_q <= 1'b1;
-            else if (launch)
-                pv_q <= 1'b0;
-            if (launch && pk_q == K_MM) begin
+            if (launch_mm) begin
                 stream_q <= 1'b1;
                 ph1_q    <= 1'b0;
                 k_q      <= k_init;
@@ -222,36 +256,108 @@ module spu_load_unit #(
             fl_q <= fl_q - {{(FW-1){1'b0}}, 1'b1};
     end
 
-    // the entry's fields load in every cycle the entry is free (accept_o),
-    // pushed or not: only the valid bit waits for push_i (timing: the
-    // sequencer's decision -- register compares, traps -- drives one flip-flop,
-    // not the enables of ~70; a field loaded without a push is never used)
+    // the head entry's fields load in every cycle it is free, pushed or not:
+    // only the valid bit waits for push_i (timing: the sequencer's decision --
+    // register compares, traps -- drives one flip-flop, not the enables of
+    // ~70; a field loaded without a push is never used). CHAIN: or from the
+    // second entry moving up (hd_up)
+    wire hd_up, hd_load;
     always @(posedge clk_i) begin
-        if (accept_o) begin
-            pk_q  <= kind_i;
-            pa_q  <= a_addr_i;
-            pb_q  <= b_addr_i;
-            pao_q <= a_over_i;
-            pbo_q <= b_over_i;
-            pkk_q <= k_i;
-            ppc_q <= pc_i;
+        if (hd_load) begin
+            pk_q  <= hd_up ? k1  : kind_i;
+            pa_q  <= hd_up ? a1  : a_addr_i;
+            pb_q  <= hd_up ? b1  : b_addr_i;
+            pao_q <= hd_up ? ao1 : a_over_i;
+            pbo_q <= hd_up ? bo1 : b_over_i;
+            pkk_q <= hd_up ? kk1 : k_i;
+            ppc_q <= hd_up ? pc1 : pc_i;
         end
-        if (tok_st_o) st_addr_o <= pa_q;
     end
+    generate
+        if (CHAIN == 0) begin : g_q1
+            always @(posedge clk_i) begin
+                if (rst_i || abort_i || bad) pv_q <= 1'b0;
+                else if (push_i)             pv_q <= 1'b1;
+                else if (launch)             pv_q <= 1'b0;
+            end
+            assign hd_up   = 1'b0;
+            assign hd_load = accept_o;
+            assign v1 = 1'b0;
+            assign k1 = K_MM;
+            assign a1 = {AW{1'b0}};
+            assign b1 = {AW{1'b0}};
+            assign ao1 = 1'b0;
+            assign bo1 = 1'b0;
+            assign kk1 = 32'd0;
+            assign pc1 = {PCW{1'b0}};
+            assign ride = 1'b0;
+            assign ride_st = 1'b0;
+        end else begin : g_q2
+            // two entries, head first: after this cycle's launch (none, the
+            // head, or head and second for a pair) the rest moves up, and a
+            // push goes to the first free entry
+            reg           v1_q, ride_q, ride_st_q;
+            reg [1:0]     k1_q;
+            reg [AW-1:0]  a1_q, b1_q;
+            reg           ao1_q, bo1_q;
+            reg [31:0]    kk1_q;
+            reg [PCW-1:0] pc1_q;
+            wire r0 = pair ? 1'b0 : launch ? v1_q : pv_q;   // head valid after the launch
+            wire r1 = !launch && v1_q;
+            assign hd_up   = launch && !pair && v1_q;
+            assign hd_load = hd_up || !r0;              // ... or a push into a free head
+            always @(posedge clk_i) begin
+                if (rst_i || abort_i || bad) begin
+                    pv_q   <= 1'b0;
+                    v1_q   <= 1'b0;
+                    ride_q <= 1'b0;
+                end else begin
+                    pv_q <= r0 || push_i;
+                    v1_q <= r1 || (push_i && r0);
+                    if (pair)       ride_q <= 1'b1;
+                    else if (issue) ride_q <= 1'b0;
+                end
+                if (pair) ride_st_q <= (pk_q == K_ST);
+                // a push into a free second entry
+                if (r0 && !r1) begin
+                    k1_q  <= kind_i;
+                    a1_q  <= a_addr_i;
+                    b1_q  <= b_addr_i;
+                    ao1_q <= a_over_i;
+                    bo1_q <= b_over_i;
+                    kk1_q <= k_i;
+                    pc1_q <= pc_i;
+                end
+            end
+            assign v1 = v1_q;
+            assign k1 = k1_q;
+            assign a1 = a1_q;
+            assign b1 = b1_q;
+            assign ao1 = ao1_q;
+            assign bo1 = bo1_q;
+            assign kk1 = kk1_q;
+            assign pc1 = pc1_q;
+            assign ride = ride_q;
+            assign ride_st = ride_st_q;
+        end
+    endgenerate
+    // the destination of the st that launches (alone or paired)
+    always @(posedge clk_i)
+        if (launch && pk_q == K_ST) st_addr_o <= pa_q;
 
     wire [AW:0] a_sum = {1'b0, a_q} + {1'b0, as_q};
     wire [AW:0] b_sum = {1'b0, b_q} + {1'b0, bs_q};
     // addresses advance per issued step; the A word of a same-bank step is
     // parked in hold_q the cycle its data returns (the B read is then issued)
     always @(posedge clk_i) begin
-        if (launch && pk_q == K_MM) begin
-            a_q  <= pa_q;
-            b_q  <= pb_q;
+        if (launch_mm) begin
+            a_q  <= src_a;
+            b_q  <= src_b;
             as_q <= a_stride_i;
             bs_q <= b_stride_i;
-            pc_q <= ppc_q;
-            a_over_q  <= pao_q;
-            b_over_q  <= pbo_q;
+            pc_q <= src_pc;
+            a_over_q  <= src_ao;
+            b_over_q  <= src_bo;
             sa_over_q <= sa_over_i;
             sb_over_q <= sb_over_i;
         end else if (issue) begin
@@ -283,7 +389,7 @@ module spu_load_unit #(
                     mxs_q <= 1'b0;
                 end else begin
                     mxs_q <= issue && mx && scale_w;
-                    if (launch && pk_q == K_MM)
+                    if (launch_mm)
                         mxc_q <= 6'd0;
                     else if (issue)
                         mxc_q <= scale_w ? 6'd0 : mxc_q + 6'd1;
@@ -366,7 +472,7 @@ module spu_load_unit #(
                     inj_first_q <= 1'b0;
                 end else begin
                     inj_first_q <= issue && bf && !sub_q;
-                    if (launch && pk_q == K_MM)
+                    if (launch_mm)
                         sub_q <= 1'b0;
                     else if (issue && bf)
                         sub_q <= !sub_q;
