@@ -1294,8 +1294,8 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
     // last step of the mm before, and an st's token travelling with the next
     // mm when that mm is queued before the token would go alone
     uint64_t T = 0, stall = 0, busy = 0, macs = 0;
-    uint64_t launch = 0, launch_prev = 0, engine = 0, mm_free = 0, idle = 0, st_ready = 0, drain_done = 0,
-             drain_idle = 0;
+    uint64_t launch = 0, launch_prev = 0, engine = 0, mm_free = 0, last = 0, idle = 0, st_ready = 0,
+             drain_done = 0, drain_idle = 0;
     bool pend = false;               // an st's token whose launch is not decided yet
     uint64_t pend_alone = 0, pend_base = 0, pend_D = 0;
     auto queued = [&](uint64_t L) { launch_prev = launch; launch = L; };
@@ -1328,7 +1328,9 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
                     pend = false;
                     queued(L);
                     queued(L);
-                    wave(L + 1 + (o.a / BANK == o.b / BANK ? 1 : 0), pend_D);
+                    // with the last step of the stream before: the token rides with the
+                    // first step; the engine free: it takes the slot L
+                    wave(L == last ? L + 1 + (o.a / BANK == o.b / BANK ? 1 : 0) : L, pend_D);
                 } else {
                     settle();
                     L = std::max(e + 1, g.chain ? mm_free : engine);
@@ -1337,7 +1339,7 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
                     queued(L);
                 }
                 engine = L + o.k + conf + 1;
-                mm_free = L + o.k + conf;
+                mm_free = last = L + o.k + conf;
                 idle = std::max(idle, L + o.k + conf + R + C + 1);
                 macs += (uint64_t)o.k * R * C;
             } else {

@@ -43,6 +43,7 @@ struct spu_model {
     uint64_t tu_launch;           /* launch cycle of the last command queued  */
     uint64_t tu_launch_prev;      /* ... of the one queued before it (chain: two entries) */
     uint64_t tu_mmfree;           /* chain: first cycle an mm may launch      */
+    uint64_t tu_last;             /* chain: the cycle the last mm stream read its last step */
     uint64_t tu_engine;           /* first cycle the stream engine is free    */
     uint64_t tu_idle;             /* first cycle nothing is queued or in flight */
     /* chain: an st / zacc token queued whose launch is not decided yet: it
@@ -264,7 +265,7 @@ static void reset_run_state(spu_model *m)
     clear_acc(m);
     m->now = 0;
     m->tu_launch = m->tu_engine = m->tu_idle = m->st_ready = m->drain_done = m->drain_idle = 0;
-    m->tu_launch_prev = m->tu_mmfree = 0;
+    m->tu_launch_prev = m->tu_mmfree = m->tu_last = 0;
     m->tokp.valid = 0;
     memset(m->bias, 0, m->cfg.cols * sizeof *m->bias);
     m->drained = 0;
@@ -431,7 +432,10 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
         m->tokp.valid = 0;
         tu_queued(m, L);
         tu_queued(m, L);
-        tok_wave(m, m->tokp.st, L + 1 + (bank_of(m, a) == bank_of(m, b)), m->tokp.d);
+        /* launched with the stream's last step: the token rides with the
+         * mm's first step; the engine free: it takes the slot L */
+        const uint64_t W = L == m->tu_last ? L + 1 + (bank_of(m, a) == bank_of(m, b)) : L;
+        tok_wave(m, m->tokp.st, W, m->tokp.d);
     } else {
         tok_settle(m);
         L = tu_launch(m, e, TU_MM);
@@ -501,6 +505,7 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     const uint64_t last = L + words + conflicts;      /* cycle of the last step's read */
     m->tu_engine = last + 1;
     m->tu_mmfree = last;                 /* chain: the next mm launches with the last step */
+    m->tu_last = last;
     m->tu_idle = max64(m->tu_idle, last + R + C + 1);
     return 0;
 }

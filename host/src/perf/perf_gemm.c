@@ -87,7 +87,7 @@ typedef struct piece_cost {
  */
 typedef struct tu_time {
     int chain;
-    uint64_t launch, launch_prev, engine, mmfree, idle, st_ready, drain_idle;
+    uint64_t launch, launch_prev, engine, mmfree, last, idle, st_ready, drain_idle;
     uint64_t RC, D;
     int tok_pending;                  /* chain: an st's token not launched yet */
     uint64_t tok_alone, tok_base;
@@ -159,7 +159,8 @@ static void tu_mm(tu_time *u, uint64_t e, uint64_t kc, uint64_t cf, int cf0, int
         u->tok_pending = 0;
         tu_queued(u, L);
         tu_queued(u, L);
-        st_wave(u, L + 1 + (uint64_t)cf0);
+        /* with the last step the token rides with the first; else its own slot */
+        st_wave(u, L == u->last ? L + 1 + (uint64_t)cf0 : L);
     } else {
         tok_settle(u);
         L = max64(e + 1, u->chain ? u->mmfree : u->engine);
@@ -170,6 +171,7 @@ static void tu_mm(tu_time *u, uint64_t e, uint64_t kc, uint64_t cf, int cf0, int
     const uint64_t last = L + kc + cf;
     u->engine = last + 1;
     u->mmfree = last;
+    u->last = last;
     u->idle = max64(u->idle, last + u->RC + 1);
 }
 

@@ -42,11 +42,14 @@
 //     last step (chain_rdy), so the two streams are back to back;
 //   - a token at the head with an mm behind it (its base inside the
 //     scratchpad) launches together with that mm ("pair") as soon as the mm
-//     could launch: no slot of its own -- tok_o pulses in the cycle the mm's
+//     could launch. In the cycle the running mm issues its last step the
+//     token has no slot of its own: tok_o pulses in the cycle the new mm's
 //     first step issues, so the token's wave travels with that step's data
 //     and each tile clears in the cycle it adds the step's product (spu_array
-//     CHAIN: a clearing tile keeps that term). A token with no mm behind it
-//     when the engine is free goes alone, in its own slot, as with CHAIN = 0.
+//     CHAIN: a clearing tile keeps that term). With the engine free the token
+//     takes the launch cycle's slot and the mm streams from the next cycle.
+//     A token with no mm behind it goes alone, in its own slot, as with
+//     CHAIN = 0.
 //   An st (alone or paired) also waits until the last paired token has
 //   pulsed (ride_q). Needs SPAD_SPRAM = 0 (spu_core).
 // bf16 (BF16 = 1 and fmt_i = bf16; docs/isa.md "mm", docs/rtl.md): an mm of K
@@ -188,7 +191,12 @@ module spu_load_unit #(
     wire tok_alone = pv_q && (pk_q != K_MM) && !stream_q && tok_ok && !pair;
     wire launch    = mm_go || tok_alone || pair;       // the head leaves the queue
     wire launch_mm = mm_go || pair;                    // an mm's stream starts next cycle
-    wire tok       = tok_alone || (issue && ride);
+    // a pair launched while the engine still issues its last step: the token
+    // rides with the mm's first step; with the engine free it takes this
+    // cycle's slot (no read) and the mm streams from the next
+    wire pair_ride = pair && stream_q;
+    wire tok_slot  = tok_alone || (pair && !stream_q);
+    wire tok       = tok_slot || (issue && ride);
     // the mm that launches: the head, or the entry behind a paired token
     wire [AW-1:0]  src_a   = pair ? a1  : pa_q;
     wire [AW-1:0]  src_b   = pair ? b1  : pb_q;
@@ -212,7 +220,7 @@ module spu_load_unit #(
     assign accept_o = ((CHAIN != 0) ? !v1 : !pv_q) || launch;
     assign idle_o   = !pv_q && !stream_q && (fl_q == {FW{1'b0}});
     assign tok_o    = tok;
-    assign tok_st_o = (tok_alone && (pk_q == K_ST)) || (issue && ride && ride_st);
+    assign tok_st_o = (tok_slot && (pk_q == K_ST)) || (issue && ride && ride_st);
     assign step_o   = issue;
     assign stall_o  = stream_q && conflict && !ph1_q && !bad;
     assign mm_o     = stream_q && !bad;
@@ -314,10 +322,10 @@ module spu_load_unit #(
                 end else begin
                     pv_q <= r0 || push_i;
                     v1_q <= r1 || (push_i && r0);
-                    if (pair)       ride_q <= 1'b1;
+                    if (pair_ride)  ride_q <= 1'b1;
                     else if (issue) ride_q <= 1'b0;
                 end
-                if (pair) ride_st_q <= (pk_q == K_ST);
+                if (pair_ride) ride_st_q <= (pk_q == K_ST);
                 // a push into a free second entry
                 if (r0 && !r1) begin
                     k1_q  <= kind_i;
