@@ -290,6 +290,7 @@ module spu_load_unit #(
             end
             assign hd_up   = 1'b0;
             assign hd_load = accept_o;
+            wire unused_pr = pair_ride;    // (pair is 0 without CHAIN)
             assign v1 = 1'b0;
             assign k1 = K_MM;
             assign a1 = {AW{1'b0}};
