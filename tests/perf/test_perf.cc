@@ -705,6 +705,9 @@ TEST(PerfHw, ShippedFilesLoad)
         EXPECT_EQ(spu_perf_hw_load(&hw, (kSrc + "/perf/hw/" + f).c_str(), err, sizeof err), 0) << f << ": " << err;
         EXPECT_GT(hw.mem_bytes_per_s, 0) << f;
         EXPECT_STRNE(hw.source, "") << f;
+        // chained streams: the 8x8 sim's, not the boards' (docs/isa.md)
+        if (std::string(f).rfind("spu-", 0) == 0)
+            EXPECT_EQ(hw.chain, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
     }
 }
 
@@ -724,6 +727,8 @@ TEST(PerfHw, SaveLoadRoundTrip)
     EXPECT_DOUBLE_EQ(b.txn_latency_s, 1.25e-3);
     EXPECT_DOUBLE_EQ(b.host_s_per_piece, 7e-6);
     EXPECT_DOUBLE_EQ(b.clock_hz, 24e6);
+    EXPECT_EQ(b.chain, 0u);
+    EXPECT_EQ(b.spram, 0u);
     std::ifstream f(p);
     std::stringstream ss;
     ss << f.rdbuf();
@@ -742,6 +747,9 @@ TEST(PerfHw, BadFilesAreRefused)
         {"{\"kind\": \"roofline\", \"mem_bytes_per_s\": 1e9}", "peak_ops_per_s"},
         {"{\"peak_ops_per_s\": {\"int8\": 0}}", "int8"},
         {"{\"rows\": 4", "not a JSON object"},
+        {"{\"chain\": 2}", "chain"},
+        {"{\"spram\": \"yes\"}", "spram"},
+        {"{\"chain\": 1, \"spram\": 1}", "chain = 1 needs spram = 0"},
     };
     for (auto &c : cases) {
         const std::string p = tmp("bad.json");
