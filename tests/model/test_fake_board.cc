@@ -48,7 +48,9 @@ public:
     std::vector<uint8_t> seen;   // command types executed
 
 private:
-    void send(uint8_t type, uint8_t seq, uint8_t status, const uint8_t *p, size_t n, bool bad_crc)
+    // one reply frame, appended to `to` (written to the pty by reply())
+    void send(std::vector<uint8_t> &to, uint8_t type, uint8_t seq, uint8_t status, const uint8_t *p, size_t n,
+              bool bad_crc)
     {
         std::vector<uint8_t> raw = {type, seq, status};
         raw.insert(raw.end(), p, p + n);
@@ -58,7 +60,7 @@ private:
         std::vector<uint8_t> e(SPU_COBS_MAX(raw.size()) + 1);
         long k = spu_cobs_encode(raw.data(), raw.size(), e.data(), e.size());
         e[k++] = 0;
-        ASSERT_EQ(write(m_, e.data(), k), k);
+        to.insert(to.end(), e.begin(), e.begin() + k);
     }
     void reply(const uint8_t *f, size_t n)
     {
@@ -92,13 +94,23 @@ private:
         default:
             break;
         }
+        // the mischief and the good reply in one write: a host that reads
+        // the bad-CRC copy alone resends at once (link_client.c), and a
+        // reply split there by the scheduler would make this test about
+        // timing instead of about dropping bad frames
+        std::vector<uint8_t> wire;
         if (mischief_) {
             static const uint8_t noise[] = {0x55, 0x13, 0x00, 0x07, 0xFF, 0x00};
-            ASSERT_EQ(write(m_, noise, sizeof noise), (ssize_t)sizeof noise);
-            send(type | 0x80, (uint8_t)(seq - 1), 0, out.data(), out.size(), false);   // stale
-            send(type | 0x80, seq, 0, out.data(), out.size(), true);                   // bad CRC
+            wire.insert(wire.end(), noise, noise + sizeof noise);
+            send(wire, type | 0x80, (uint8_t)(seq - 1), 0, out.data(), out.size(), false);   // stale
+            send(wire, type | 0x80, seq, 0, out.data(), out.size(), true);                   // bad CRC
         }
-        send(type | 0x80, seq, 0, out.data(), out.size(), false);
+        send(wire, type | 0x80, seq, 0, out.data(), out.size(), false);
+        for (size_t off = 0; off < wire.size();) {
+            const ssize_t k = write(m_, wire.data() + off, wire.size() - off);
+            ASSERT_GT(k, 0);
+            off += (size_t)k;
+        }
     }
     void loop()
     {
