@@ -36,6 +36,8 @@ TEST(Device, UriSchemes)
     EXPECT_EQ(spu_open(&d, "model?rows=0"), SPU_EINVAL);
     EXPECT_EQ(spu_open(&d, "model?rows=abc"), SPU_EINVAL);
     EXPECT_EQ(spu_open(&d, "model?spad=1000"), SPU_EINVAL);  // not a multiple of banks*word
+    EXPECT_EQ(spu_open(&d, "model?chain=2"), SPU_EINVAL);     // 0 or 1 (docs/isa.md "Chained streams")
+    EXPECT_EQ(spu_open(&d, "model?chain=1&spram=1&vector=0"), SPU_EINVAL);
     spu_close(nullptr);
 }
 

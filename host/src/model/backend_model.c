@@ -25,7 +25,6 @@ static int model_open(void **impl, const spu_uri *u)
 {
     spu_model_config cfg;
     spu_model_config_default(&cfg);
-    cfg.chain = 2;                       /* unset: 1 but with spram=1 */
     if (u->path[0])
         return spu_uri_fail(u, SPU_EINVAL, "model takes no path ('model:%s'); options go after '?'",
                             u->path);
@@ -33,17 +32,19 @@ static int model_open(void **impl, const spu_uri *u)
         param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
         param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats) ||
-        param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram) ||
-        param_u32(u, "chain", &cfg.chain))
+        param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram))
         return SPU_EINVAL;
+    long chain;                          /* absent: 1, but 0 with spram=1 */
+    const int chain_rc = spu_uri_long(u, "chain", 0, 0xFFFFFFFFL, &chain);
+    if (chain_rc < 0)
+        return chain_rc;
     if (cfg.vector > 1)
         return spu_uri_fail(u, SPU_EINVAL, "model option vector=%u: 0 or 1", cfg.vector);
     if (cfg.spram > 1 || (cfg.spram && cfg.vector))
         return spu_uri_fail(u, SPU_EINVAL, "model option spram=%u: 0 or 1, and spram=1 needs vector=0 "
                             "(single-port banks: docs/rtl.md \"Scratchpad in SPRAM\")", cfg.spram);
-    if (cfg.chain == 2)
-        cfg.chain = cfg.spram ? 0 : 1;
-    else if (cfg.chain > 1 || (cfg.chain && cfg.spram))
+    cfg.chain = chain_rc > 0 ? (uint32_t)chain : cfg.spram ? 0u : 1u;
+    if (cfg.chain > 1 || (cfg.chain && cfg.spram))
         return spu_uri_fail(u, SPU_EINVAL, "model option chain=%u: 0 or 1, and chain=1 needs spram=0 "
                             "(docs/isa.md \"Chained streams\")", cfg.chain);
     int rc = spu_model_create((spu_model **)impl, &cfg);
