@@ -277,20 +277,27 @@ module spu_cmd_engine #(
         c_run_q      <= (cmd == CMD_RUN);
         c_reset_q    <= (cmd == CMD_RESET);
     end
-    reg known_q, len_ok_q, addr_ok_q;      // the checks, registered in E_CHK
+    // the checks, registered in E_CHK (hdr_q, and the ctl_*_q that retry
+    // compares, hold still from E_CHK to E_EXEC): E_EXEC's verdict is a few
+    // flip-flops and `running` (timing: the command decode and the sequence
+    // compare were in front of status_q, run_o and the state at seed 2)
+    reg known_q, len_ok_q, addr_ok_q, retry_q, uses_core_q, is_ctl_q;
     always @(posedge clk_i) begin
-        known_q   <= known;
-        len_ok_q  <= len_ok;
-        addr_ok_q <= addr_ok;
+        known_q     <= known;
+        len_ok_q    <= len_ok;
+        addr_ok_q   <= addr_ok;
+        retry_q     <= retry;
+        uses_core_q <= uses_core;
+        is_ctl_q    <= is_ctl;
     end
     reg [2:0] status_d;
     always @* begin
-        if (!known_q)                  status_d = ST_BAD_CMD[2:0];
-        else if (!len_ok_q)            status_d = ST_BAD_LEN[2:0];
-        else if (retry)                status_d = ST_OK[2:0];
-        else if (uses_core && running) status_d = ST_BUSY[2:0];
-        else if (!addr_ok_q)           status_d = ST_BAD_ADDR[2:0];
-        else                           status_d = ST_OK[2:0];
+        if (!known_q)                    status_d = ST_BAD_CMD[2:0];
+        else if (!len_ok_q)              status_d = ST_BAD_LEN[2:0];
+        else if (retry_q)                status_d = ST_OK[2:0];
+        else if (uses_core_q && running) status_d = ST_BUSY[2:0];
+        else if (!addr_ok_q)             status_d = ST_BAD_ADDR[2:0];
+        else                             status_d = ST_OK[2:0];
     end
 
     // ------------------------------------------------------------------
@@ -306,17 +313,29 @@ module spu_cmd_engine #(
     reg        crc_clear;
 
     // One CRC unit for both directions: it checks the frame while in E_RX and
-    // sums the reply afterwards (cleared in E_EXEC). The reply's own CRC bytes
-    // go through it too, so the byte to send is always in the low byte: CRC
-    // byte k is ~crc_reg[7:0] ^ CRC_FIX[k] (CRC_FIX[k] is the low byte of the
-    // register after k bytes 0xFF fed into a zero register; the sum is affine).
-    // Afterwards the register holds the residue and is cleared for the next
-    // frame.
-    localparam [31:0] CRC_FIX = 32'h12FF8D00;
+    // sums the reply afterwards (cleared in E_EXEC, and after the reply). The
+    // reply's bytes reach it one cycle late, from a register (timing: the
+    // reply byte select no longer runs on into the CRC's byte update; it was
+    // the iCEBreaker's critical path at seeds 1 and 3, docs/fpga.md). E_CRC
+    // sends the finished CRC, ~crc_reg, byte k in cycle k, once no header /
+    // body byte is pending: a reply whose last byte went into the encoder's
+    // queue in the cycle before E_CRC waits one cycle (the encoder, which
+    // takes two cycles per byte it sends, usually makes the engine wait
+    // there anyway). The CRC bytes are not summed; the register is cleared
+    // after the reply.
+    reg        crc_pend_q;           // a reply byte waits for the CRC
+    reg [7:0]  crc_pend_data_q;
+    always @(posedge clk_i) begin
+        if (rst_i)
+            crc_pend_q <= 1'b0;
+        else
+            crc_pend_q <= enc_fire && st_q != E_CRC;
+        crc_pend_data_q <= enc_data;
+    end
     spu_crc32 u_crc (
         .clk_i(clk_i), .rst_i(rst_i),
-        .clear_i(crc_clear), .valid_i(in_rx ? dec_byte : enc_fire),
-        .data_i(in_rx ? dec_data : enc_data),
+        .clear_i(crc_clear), .valid_i(in_rx ? dec_byte : crc_pend_q),
+        .data_i(in_rx ? dec_data : crc_pend_data_q),
         .reg_o(crc_reg), .residue_ok_o(crc_ok)
     );
 
@@ -430,7 +449,7 @@ module spu_cmd_engine #(
                 sub_d  = 2'd0;
                 csel_d = CNT_CYCLES[3:0];
                 st_d   = E_HDR;
-                if (status_d == ST_OK[2:0] && !retry) begin
+                if (status_d == ST_OK[2:0] && !retry_q) begin
                     if (c_write_q || c_ucode_q || c_args_q)
                         st_d = E_ACT;
                     run_d  = c_run_q;
@@ -554,8 +573,8 @@ module spu_cmd_engine #(
             end
             // ---- CRC-32 of type..payload, little-endian; the last byte ends the frame
             default: begin
-                enc_valid = 1'b1;
-                enc_data  = ~crc_reg[7:0] ^ CRC_FIX[{cnt_q[1:0], 3'b000} +: 8];
+                enc_valid = !crc_pend_q;
+                enc_data  = ~crc_reg[{cnt_q[1:0], 3'b000} +: 8];
                 enc_last  = (cnt_q[1:0] == 2'd3);
                 if (enc_fire) begin
                     cnt_d = cnt_inc;
@@ -601,7 +620,7 @@ module spu_cmd_engine #(
             csel_q <= csel_d;
             if (st_q == E_EXEC) begin
                 status_q     <= status_d;
-                ctl_valid_q  <= is_ctl && status_d == ST_OK[2:0];
+                ctl_valid_q  <= is_ctl_q && status_d == ST_OK[2:0];
                 ctl_run_q    <= (cmd == CMD_RUN);
                 ctl_seq_q    <= seq;
             end
@@ -621,6 +640,6 @@ module spu_cmd_engine #(
 
     assign idle_o = in_rx && enc_idle && !rx_valid_i && !running && !run_o && !stop_o;
 
-    wire unused_ok = &{1'b0, crc_reg[31:8], rlen[15:11], cnt_inc[10:3]};
+    wire unused_ok = &{1'b0, rlen[15:11], cnt_inc[10:3]};
 endmodule
 `default_nettype wire
