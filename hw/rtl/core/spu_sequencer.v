@@ -187,9 +187,8 @@ module spu_sequencer #(
     reg         wd_on_q;
     wire        wd_hit = wd_on_q && wd_rem_q[32];
     wire        unused_cycles = ^cycles_i;
-    // pc >= UCODE_WORDS; for a power of two, just the high bits (no carry chain)
-    wire pc_bad = ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) ? (pc_q[31:UAW] != {(32-UAW){1'b0}})
-                                                           : (pc_q >= UW32);
+    // pc >= UCODE_WORDS (pc_bad_q below: a flip-flop for a power of two)
+    wire pc_bad;
     // a `cnt` waits in FETCH until the tensor unit is idle (not when FETCH
     // traps: the trap goes ahead)
     wire f_wait = (ph_q == P_FETCH) && (op_f == OP_CNT) && !tu_idle_i && !wd_hit && !pc_bad;
@@ -646,6 +645,49 @@ module spu_sequencer #(
         else if (pc_exec)
             pc_q <= npc;
     end
+
+    // pc_bad, for a power-of-two UCODE_WORDS: pc's bits above UAW are not all
+    // zero, kept as a flip-flop loaded with pc_q (timing: the 22-bit OR of
+    // pc_q's high bits was in front of a `cnt`'s FETCH wait and so of the
+    // counter store's read address and write-back, the iCEBreaker's critical
+    // path at seeds 1 and 3 once the link's paths were cut, docs/fpga.md).
+    // The high bits can only come from RUN's address or from npc: a taken
+    // target (the instruction's immediate) or the fall-through (PW bits:
+    // out of range when its top bit is set)
+    generate
+        if ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) begin : g_pc_bad_ff
+            reg  pc_bad_q;
+            wire tgt_hi = (tgt[31:UAW] != {(32-UAW){1'b0}});
+            always @(posedge clk_i) begin
+                if (rst_i)
+                    pc_bad_q <= 1'b0;
+                else if (stop_i)
+                    pc_bad_q <= pc_bad_q;
+                else if (run_i)
+                    pc_bad_q <= (run_pc_i[31:UAW] != {(32-UAW){1'b0}});
+                else if (mm_kill || restore_q)
+                    pc_bad_q <= 1'b0;
+                else if (pc_exec)
+                    pc_bad_q <= taken ? tgt_hi : fall_q[PW-1];
+            end
+            assign pc_bad = pc_bad_q;
+`ifndef SYNTHESIS
+            // the flip-flop is pc_q's high bits: checked every cycle in
+            // simulation, from the first reset on
+            reg chk_q = 1'b0;
+            always @(posedge clk_i) begin
+                if (rst_i)
+                    chk_q <= 1'b1;
+                else if (chk_q && pc_bad_q != (pc_q[31:UAW] != {(32-UAW){1'b0}})) begin
+                    $display("spu_sequencer: pc_bad_q %0d, pc %0d", pc_bad_q, pc_q);
+                    $stop;
+                end
+            end
+`endif
+        end else begin : g_pc_bad_cmp
+            assign pc_bad = (pc_q >= UW32);
+        end
+    endgenerate
 
     // ---- outputs ---------------------------------------------------------------------
     // the microcode read is issued on the way INTO FETCH (RUN, an EXEC that
