@@ -55,7 +55,7 @@ all: $(SPU_SIM)
 # --- the model of spu_top -----------------------------------------------------
 $(SIM_TOP_LIB): $(HW_RTL_SRCS) $(BUILD)/gen/spu_isa.vh hw/build.mk
 	@mkdir -p $(SIM_TOP_DIR)
-	$(VERILATOR) --cc $(SIM_VL_FAST) --build-jobs 1 -Wno-lint -Wno-style $(HW_VFLAGS) \
+	$(VERILATOR) --cc $(SIM_VL_FAST) +define+SPU_CORE_CLOCK_GATE --build-jobs 1 -Wno-lint -Wno-style $(HW_VFLAGS) \
 	  --top-module spu_top $(SIM_GEOM) -GLINK='"sim"' --Mdir $(SIM_TOP_DIR) hw/rtl/spu_top.v
 	$(MAKE) -j1 -C $(SIM_TOP_DIR) -f Vspu_top.mk $(SIM_OPT) Vspu_top__ALL.a $(VL_RUNTIME_NT)
 

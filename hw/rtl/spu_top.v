@@ -46,6 +46,13 @@ module spu_top #(
     output wire       uart_tx_o,
     input  wire       link_uart_i,       // LINK "sim" only: 1 = UART
     output wire       idle_o
+`ifdef SPU_CORE_CLOCK_GATE
+    ,
+    // simulation only: spu_core's gated unit clock and its wake request
+    // (docs/rtl.md "Core clock gate in simulation")
+    input  wire       core_clk_i,
+    output wire       core_wake_o
+`endif
 );
     localparam integer HAS_BYTE = (LINK == "byte" || LINK == "sim") ? 1 : 0;
     localparam integer HAS_UART = (LINK == "uart" || LINK == "sim") ? 1 : 0;
@@ -148,6 +155,9 @@ module spu_top #(
         .state_o(state), .trap_o(trap), .pc_o(pc),
         .cnt_sel_i(cnt_sel), .cnt_value_o(cnt_value), .cnt_fresh_o(cnt_fresh), .reg_sel_i(cnt_sel), .reg_value_o(reg_value),
         .link_rx_byte_i(link_rx_byte), .link_tx_byte_i(link_tx_byte)
+`ifdef SPU_CORE_CLOCK_GATE
+        , .core_clk_i(core_clk_i), .core_wake_o(core_wake_o)
+`endif
     );
 
     assign idle_o = eng_idle && phy_idle;

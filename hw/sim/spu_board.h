@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
@@ -51,6 +52,26 @@ struct SpuHasClkPrev : std::false_type {};
 template <class R>
 struct SpuHasClkPrev<R, std::void_t<decltype(std::declval<R &>().__Vtrigrprev__TOP__clk_i)>>
     : std::true_type {};
+
+// The core clock gate (docs/rtl.md "Core clock gate in simulation"): a
+// model built with SPU_CORE_CLOCK_GATE has core_clk_i, the clock of
+// spu_core's sequencer, load, array, drain and vector units, and
+// core_wake_o, which says after each edge whether the next one may change
+// them (it depends on registers only, so it holds while the harness sets the
+// next cycle's inputs). The harness gives core_clk_i a rising edge with
+// clk_i's when core_wake_o or rst_i is high, else leaves it low; the link,
+// the scratchpad, the microcode store and the counters see every edge.
+// SPU_SIM_CORE_CLOCK=always in the environment clocks the units every cycle
+// (for comparisons; results and cycle counts are the same).
+template <class R, class = void>
+struct SpuHasCoreClkPrev : std::false_type {};
+template <class R>
+struct SpuHasCoreClkPrev<R, std::void_t<decltype(std::declval<R &>().__Vtrigrprev__TOP__core_clk_i)>>
+    : std::true_type {};
+template <class T, class = void>
+struct SpuHasCoreClock : std::false_type {};
+template <class T>
+struct SpuHasCoreClock<T, std::void_t<decltype(std::declval<T &>().core_clk_i)>> : std::true_type {};
 
 template <class Top, bool kBoardTop>
 class SpuBoardT {
@@ -95,6 +116,10 @@ public:
                     top_->eval();
                 }
             }
+            if constexpr (SpuHasCoreClock<Top>::value) {
+                const char *cc = std::getenv("SPU_SIM_CORE_CLOCK");
+                core_always_ = cc && !std::strcmp(cc, "always");
+            }
             top_->rst_i = 1;
             for (int i = 0; i < 4; i++)
                 step();
@@ -103,6 +128,7 @@ public:
         }
         reset_cycles_ = cycles_;
         cycles_ = 0;
+        core_cycles_ = 0;
     }
     ~SpuBoardT()
     {
@@ -135,6 +161,8 @@ public:
             }
             if (!one_edge_) {
                 t->clk_i = 0;
+                if constexpr (SpuHasCoreClock<Top>::value)
+                    t->core_clk_i = 0;
                 t->eval();
                 dump();
             }
@@ -144,6 +172,14 @@ public:
             if constexpr (SpuHasClkPrev<std::remove_reference_t<decltype(*t->rootp)>>::value)
                 if (one_edge_)
                     t->rootp->__Vtrigrprev__TOP__clk_i = 0;
+            if constexpr (SpuHasCoreClock<Top>::value) {
+                bool core = core_always_ || t->rst_i || t->core_wake_o;
+                if constexpr (SpuHasCoreClkPrev<std::remove_reference_t<decltype(*t->rootp)>>::value)
+                    if (one_edge_)
+                        t->rootp->__Vtrigrprev__TOP__core_clk_i = 0;
+                t->core_clk_i = core;
+                core_cycles_ += core;
+            }
             t->clk_i = 1;
             t->eval();
             dump();
@@ -195,6 +231,9 @@ public:
     // Link bytes that crossed the PHY (host -> board, board -> host).
     uint64_t bytes_in() const { return bytes_in_; }
     uint64_t bytes_out() const { return bytes_out_; }
+    // Cycles since the end of reset in which the core's units were clocked
+    // (every one without the gate or with SPU_SIM_CORE_CLOCK=always).
+    uint64_t core_cycles() const { return SpuHasCoreClock<Top>::value ? core_cycles_ : cycles_; }
     int clks_per_bit() const { return cpb_; }
 
 private:
@@ -280,6 +319,8 @@ private:
 #endif
     bool uart_;
     bool one_edge_ = false;   // one eval() per cycle (SpuHasClkPrev)
+    bool core_always_ = false; // SPU_SIM_CORE_CLOCK=always
+    uint64_t core_cycles_ = 0;
     int cpb_;
     std::deque<uint8_t> in_, out_;
     uint64_t cycles_ = 0, reset_cycles_ = 0, bytes_in_ = 0, bytes_out_ = 0;

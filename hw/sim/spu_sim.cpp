@@ -81,12 +81,13 @@ public:
         __atomic_store_n(&s_->seq, seq_ + 1, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_RELEASE);
         s_->magic = SPU_SIM_STATS_MAGIC;
-        s_->version = 1;
+        s_->version = 2;
         s_->clock_hz = SPU_SIM_CLOCK_HZ;
         s_->clks_per_bit = uart ? (uint32_t)b.clks_per_bit() : 0;
         s_->cycles = b.cycles();
         s_->bytes_in = b.bytes_in();
         s_->bytes_out = b.bytes_out();
+        s_->core_cycles = b.core_cycles();
         s_->idle = b.idle() && b.pending_in() == 0;
         seq_ += 2;
         __atomic_store_n(&s_->seq, seq_, __ATOMIC_RELEASE);
@@ -342,6 +343,8 @@ int main(int argc, char **argv)
             "%.0f cycles per CPU second while clocked\n",
             (unsigned long long)cyc, clocked_s, wall, clocked_s > 0 ? cyc / clocked_s : 0.0,
             wall > 0 ? cyc / wall : 0.0, clocked_cpu_s > 0 ? cyc / clocked_cpu_s : 0.0);
+    fprintf(stderr, SPU_SIM_NAME ": core units clocked in %llu of those cycles (%.1f %%; docs/rtl.md \"Core clock gate in simulation\")\n",
+            (unsigned long long)board.core_cycles(), cyc ? 100.0 * (double)board.core_cycles() / (double)cyc : 0.0);
     if (up.active())
         fprintf(stderr,
                 SPU_SIM_NAME ": faults host->board: %llu bytes, %llu bit flips, %llu dropped, %llu "

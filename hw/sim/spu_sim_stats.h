@@ -17,7 +17,7 @@
 
 struct SpuSimStats {
     uint32_t magic;        // 'S','P','U','T' = 0x54555053
-    uint32_t version;      // 1
+    uint32_t version;      // 2 (1: core_cycles not filled)
     uint32_t clock_hz;     // the clock the configuration is built for
     uint32_t clks_per_bit; // UART clocks per bit (0: byte port)
     uint64_t seq;          // seqlock
@@ -25,7 +25,8 @@ struct SpuSimStats {
     uint64_t bytes_in;     // link bytes host -> board that entered the PHY
     uint64_t bytes_out;    // link bytes board -> host that left the PHY
     uint64_t idle;         // 1: the board waits for the host (nothing queued, nothing to send)
-    uint64_t reserved[3];
+    uint64_t core_cycles;  // of those cycles, the ones that clocked the core's units (docs/rtl.md "Core clock gate in simulation")
+    uint64_t reserved[2];
 };
 static_assert(sizeof(SpuSimStats) == 80, "layout shared with backend_sim.c");
 

@@ -164,6 +164,10 @@ typedef struct spu_sim_time {
     uint32_t clock_hz;           /* the clock the configuration is built for */
     uint32_t clks_per_bit;       /* UART clocks per bit (0: byte port)      */
     double   seconds;            /* cycles / clock_hz                       */
+    uint64_t core_cycles;        /* of cycles, those that clocked the core's
+                                    units (the 8x8 sim rests them while only
+                                    the link works: docs/rtl.md "Core clock
+                                    gate in simulation"; = cycles elsewhere) */
 } spu_sim_time_t;
 int  spu_sim_time(spu_device *dev, spu_sim_time_t *t);
 /* Copy len bytes into / out of the scratchpad. SPU_ERANGE if outside. */

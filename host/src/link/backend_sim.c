@@ -40,7 +40,7 @@ typedef struct sim_impl {
 /* hw/sim/spu_sim_stats.h, the same layout (docs/sim.md) */
 struct sim_stats {
     uint32_t magic, version, clock_hz, clks_per_bit;
-    uint64_t seq, cycles, bytes_in, bytes_out, idle, reserved[3];
+    uint64_t seq, cycles, bytes_in, bytes_out, idle, core_cycles, reserved[2];
 };
 _Static_assert(sizeof(struct sim_stats) == 80, "layout of hw/sim/spu_sim_stats.h");
 #define SIM_STATS_MAGIC 0x54555053u
@@ -384,6 +384,7 @@ static int sim_time(void *impl, spu_sim_time_t *t)
             t->clock_hz = c.clock_hz;
             t->clks_per_bit = c.clks_per_bit;
             t->seconds = c.clock_hz ? (double)c.cycles / c.clock_hz : 0.0;
+            t->core_cycles = c.version >= 2 ? c.core_cycles : c.cycles;
             return 0;
         }
         struct timespec ts = { 0, 100 * 1000 };

@@ -71,6 +71,16 @@ module spu_core #(
     output wire [31:0] reg_value_o,
     input  wire        link_rx_byte_i,     // pulse per byte received (LINK_RX)
     input  wire        link_tx_byte_i      // pulse per byte sent (LINK_TX)
+`ifdef SPU_CORE_CLOCK_GATE
+    ,
+    // simulation only (the Verilated sim board; docs/rtl.md "Core clock
+    // gate in simulation"): the clock of the sequencer, load unit, array,
+    // drain and vector units, which a harness may leave low while
+    // core_wake_o is low; clk_i keeps the scratchpad, microcode store and
+    // counters. Hardware has no such port: those units run on clk_i.
+    input  wire        core_clk_i,
+    output wire        core_wake_o          // the next core_clk_i edge may change the units' state
+`endif
 );
 `include "spu_isa.vh"
     localparam integer WORD_BYTES = (ROWS > COLS) ? ROWS : COLS;
@@ -82,6 +92,12 @@ module spu_core #(
     // and adds out=f32 (docs/numerics.md "Datapath numerics")
     localparam integer ACC_W = ((FORMATS & ~32'h1) != 32'd0) ? 80 : 32;
 
+`ifdef SPU_CORE_CLOCK_GATE
+    wire core_clk = core_clk_i;
+`else
+    wire core_clk = clk_i;
+`endif
+
     // ---- microcode store ---------------------------------------------------------
     wire           ucode_re;
     wire [UAW-1:0] ucode_raddr;
@@ -89,7 +105,7 @@ module spu_core #(
     // a word address beyond the store (never sent by the engine) is ignored
     wire ucode_in = (ucode_addr_i[31:UAW] == {(32-UAW){1'b0}});
     spu_ram_1r1w #(.WIDTH(32), .DEPTH(UCODE_WORDS)) u_ucode (
-        .clk_i(clk_i), .we_i(ucode_we_i && ucode_in), .wbe_i(4'hF), .waddr_i(ucode_addr_i[UAW-1:0]),
+        .clk_i(core_clk), .we_i(ucode_we_i && ucode_in), .wbe_i(4'hF), .waddr_i(ucode_addr_i[UAW-1:0]),
         .wdata_i(ucode_wdata_i), .re_i(ucode_re), .raddr_i(ucode_raddr), .rdata_o(ucode_rdata)
     );
 
@@ -129,7 +145,7 @@ module spu_core #(
     // with the drain unit idle, as the model's does.
     reg           run_hold_q;
     wire          run_go = (run_i || run_hold_q) && !drain_busy;
-    always @(posedge clk_i)
+    always @(posedge core_clk)
         if (rst_i || stop_i) run_hold_q <= 1'b0;
         else                 run_hold_q <= (run_i || run_hold_q) && drain_busy;
     assign state_o = run_hold_q ? STATE_RUNNING : seq_state;
@@ -138,7 +154,7 @@ module spu_core #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR)
     ) u_seq (
-        .clk_i(clk_i), .rst_i(rst_i),
+        .clk_i(core_clk), .rst_i(rst_i),
         .run_i(run_go), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
         .arg_we_i(arg_we_i), .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i),
         .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_rdata),
@@ -171,7 +187,7 @@ module spu_core #(
     wire [3:0]              bias_idx;
     reg                     bias_we_q;
     reg  [3:0]              bias_idx_q;
-    always @(posedge clk_i) begin
+    always @(posedge core_clk) begin
         bias_we_q  <= bias_re && !rst_i;
         bias_idx_q <= bias_idx;
     end
@@ -252,7 +268,7 @@ module spu_core #(
     // wave has passed the last tile (go, cycle L + ROWS + COLS), in both.
     localparam integer NW = ROWS + COLS;
     reg [NW-1:0] tokc_q, toks_q;          // bit n: the wave of a token launched n+1 cycles ago
-    always @(posedge clk_i) begin
+    always @(posedge core_clk) begin
         if (rst_i || stop_i) begin
             tokc_q <= {NW{1'b0}};
             toks_q <= {NW{1'b0}};
@@ -276,7 +292,7 @@ module spu_core #(
     // (toks_q == 0) kept in a register (timing: the launch decision of the
     // tensor unit starts from flip-flops)
     reg toks_zero_q;
-    always @(posedge clk_i)
+    always @(posedge core_clk)
         if (rst_i || stop_i) toks_zero_q <= 1'b1;
         else                 toks_zero_q <= (toks_q[NW-2:0] == {(NW-1){1'b0}}) && !tok_st;
     wire drain_ok = toks_zero_q && drain_free;
@@ -296,7 +312,7 @@ module spu_core #(
         .NARROW((FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0 ? 1 : 0),
         .CHAIN(CHAIN)
     ) u_load (
-        .clk_i(clk_i), .rst_i(rst_i), .abort_i(stop_i),
+        .clk_i(core_clk), .rst_i(rst_i), .abort_i(stop_i),
         .push_i(tu_push), .kind_i(tu_kind), .a_addr_i(mm_a), .b_addr_i(mm_b),
         .a_over_i(mm_over[0]), .b_over_i(mm_over[1]), .k_i(mm_k), .pc_i(tu_pc), .fmt_i(cfg_in),
         .accept_o(tu_accept), .idle_o(tu_idle), .drain_ok_i(drain_ok), .mm_ok_i(mm_ok),
@@ -310,13 +326,13 @@ module spu_core #(
 
     spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST),
                 .FORMATS(FORMATS), .ACC_W(ACC_W), .CHAIN(CHAIN)) u_array (
-        .clk_i(clk_i), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
+        .clk_i(core_clk), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
         .west_i(west), .north_i(north), .mk_i(bf_mk), .acc_o(accs), .flags_o(acc_flags)
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
                      .ACC_W(ACC_W)) u_drain (
-        .clk_i(clk_i), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs), .flags_i(acc_flags),
+        .clk_i(core_clk), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs), .flags_i(acc_flags),
         .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
         .bias_clr_i(run_go), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
@@ -328,7 +344,7 @@ module spu_core #(
     generate
         if (VECTOR != 0) begin : g_vec
             spu_vector_unit #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS)) u_vec (
-                .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_go || stop_i),
+                .clk_i(core_clk), .rst_i(rst_i), .clear_i(run_go || stop_i),
                 .vlen_we_i(vlen_we), .vstride_we_i(vstride_we), .start_i(vec_start), .op_i(vec_op),
                 .ra_i(vec_ra), .rb_i(vec_rb), .rc_i(vec_rc),
                 .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu),
@@ -361,7 +377,7 @@ module spu_core #(
     // direct (the watchdog compares it in FETCH); LINK_* come from the link.
     reg        ev_instret_q, ev_mac_q, ev_mm_q, ev_bank_q, ev_sdrain_q, ev_vbusy_q, ev_vstall_q;
     reg [15:0] drain_add_q;
-    always @(posedge clk_i) begin
+    always @(posedge core_clk) begin
         if (rst_i || cnt_clear) begin
             ev_instret_q <= 1'b0; ev_mac_q <= 1'b0; ev_mm_q <= 1'b0;
             ev_bank_q <= 1'b0; ev_sdrain_q <= 1'b0; drain_add_q <= 16'd0;
@@ -386,5 +402,33 @@ module spu_core #(
         .seq_use_i(seq_cnt_use), .seq_fetch_i(seq_cnt_fetch),
         .seq_sel_i(seq_cnt_sel), .seq_value_o(seq_cnt_val), .cycles_o(cycles)
     );
+
+`ifdef SPU_CORE_CLOCK_GATE
+    // ---- when the units on core_clk may rest (simulation only) -------------------
+    // Busy: a run, a held RUN, the tensor unit, a token wave, the drain or
+    // the vector unit at work; or a request of the engine that the units
+    // take at the next edge (RUN, RESET, ARGS, UCODE: the engine's outputs
+    // are registers, so this is known one cycle ahead) or a new REGS
+    // selection (the register file's read is clocked). After busy falls the
+    // units keep their clock for SETTLE more cycles, longer than any of
+    // their pipelines (the event registers, the array's activity history,
+    // the vector unit's write stage), so when the clock stops every
+    // register is at its fixed point: an edge would not change it, whatever
+    // the scratchpad's read data or the link counters do meanwhile. The sim
+    // and rtl_link suites run with the gate, and SPU_SIM_CORE_CLOCK=always
+    // (spu_board.h) clocks every cycle for a comparison.
+    localparam integer SETTLE = 4 * (ROWS + COLS) + 16;
+    reg [3:0] reg_sel_seen_q;
+    reg [9:0] settle_q;
+    wire core_busy = run_i || stop_i || arg_we_i || ucode_we_i || (reg_sel_i != reg_sel_seen_q)
+                   || run_hold_q || (seq_state == STATE_RUNNING) || !tu_idle || drain_busy || vec_busy
+                   || (tokc_q != {NW{1'b0}}) || (toks_q != {NW{1'b0}});
+    always @(posedge clk_i) begin
+        reg_sel_seen_q <= reg_sel_i;
+        if (rst_i || core_busy) settle_q <= SETTLE[9:0];
+        else if (settle_q != 10'd0) settle_q <= settle_q - 10'd1;
+    end
+    assign core_wake_o = core_busy || (settle_q != 10'd0);
+`endif
 endmodule
 `default_nettype wire
