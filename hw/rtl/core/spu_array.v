@@ -535,9 +535,14 @@ module spu_array #(
                 if (HAS_MX != 0) begin : g_mx
                 reg [NT*ACC_W-1:0] blk_q;       // the MX block sums
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
-                        // CHAIN: a clearing tile with a term steps from the empty state
-                        wire cz = (CHAIN != 0) && clr_i[gt];
-                        always @(posedge clk_i) if (t_on) begin
+                        // CHAIN: a clearing tile with a term steps from the empty state.
+                        // cz lives inside the clocked block: as a wire, a Verilated
+                        // model computes it in its combinational pass on every edge
+                        // of either clock (clr_i carries RUN, from the link's clock;
+                        // docs/sim.md "Speed")
+                        always @(posedge clk_i) if (t_on) begin : b_tile
+                            reg cz;
+                            cz = (CHAIN != 0) && clr_i[gt];
                             if (rst_i || (clr_i[gt] && (CHAIN == 0 || !mac_en))) begin
                                 acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 flg_q[gt*4 +: 4]         <= 4'd0;
@@ -581,8 +586,9 @@ module spu_array #(
                     end
                 end else begin : g_nomx
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
-                        wire cz = (CHAIN != 0) && clr_i[gt];   // as g_mx
-                        always @(posedge clk_i) if (t_on) begin
+                        always @(posedge clk_i) if (t_on) begin : b_tile
+                            reg cz;                            // as g_mx
+                            cz = (CHAIN != 0) && clr_i[gt];
                             if (rst_i || (clr_i[gt] && (CHAIN == 0 || !mac_en))) begin
                                 acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
                                 flg_q[gt*4 +: 4]         <= 4'd0;

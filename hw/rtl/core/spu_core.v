@@ -219,12 +219,22 @@ module spu_core #(
     reg [OFF-1:0] rsp_byte_q;
 
     wire [WORD_BYTES-1:0] host_be = {{(WORD_BYTES-1){1'b0}}, 1'b1} << host_addr[OFF-1:0];
+    // the host's read: port A, except in the gated simulation, where the
+    // scratchpad gives it a read register of its own on clk_i (spu_spad)
+    wire          host_rd_a;
+    wire [DW-1:0] host_rdata;
+`ifdef SPU_CORE_CLOCK_GATE
+    assign host_rd_a = 1'b0;
+`else
+    assign host_rd_a  = host_rd;
+    assign host_rdata = a_rdata;
+`endif
 
     spu_spad #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
                .SPRAM(SPAD_SPRAM)) u_spad (
         .clk_i   (clk_i),
-        .a_re_i  (host_rd || ld_a_re || bias_re || v_a_re),
-        .a_addr_i(host_rd ? host_addr[AW-1:OFF] : bias_re ? bias_addr : v_a_re ? v_a_addr : ld_a_addr),
+        .a_re_i  (host_rd_a || ld_a_re || bias_re || v_a_re),
+        .a_addr_i(host_rd_a ? host_addr[AW-1:OFF] : bias_re ? bias_addr : v_a_re ? v_a_addr : ld_a_addr),
         .a_rdata_o(a_rdata),
         .b_re_i  (ld_b_re || v_b_re),
         .b_addr_i(v_b_re ? v_b_addr : ld_b_addr),
@@ -233,6 +243,9 @@ module spu_core #(
         .waddr_i (dr_we ? dr_waddr : v_we ? v_waddr : host_addr[AW-1:OFF]),
         .wdata_i (dr_we ? dr_wdata : v_we ? v_wdata : {WORD_BYTES{spad_req_wdata_i}}),
         .wbe_i   (dr_we ? dr_wbe : v_we ? {WORD_BYTES{1'b1}} : host_be)
+`ifdef SPU_CORE_CLOCK_GATE
+        , .core_clk_i(core_clk), .h_re_i(host_rd), .h_addr_i(host_addr[AW-1:OFF]), .h_rdata_o(host_rdata)
+`endif
     );
 
     always @(posedge clk_i) begin
@@ -248,7 +261,7 @@ module spu_core #(
     end
     assign spad_req_ready_o = host_ok;
     assign spad_rsp_valid_o = rsp_valid_q;
-    assign spad_rsp_rdata_o = rsp_in_q ? a_rdata[rsp_byte_q*8 +: 8] : 8'd0;
+    assign spad_rsp_rdata_o = rsp_in_q ? host_rdata[rsp_byte_q*8 +: 8] : 8'd0;
 
     // ---- load unit, array, drain unit ---------------------------------------------------
     wire [ROWS*8-1:0]       west;
@@ -277,17 +290,22 @@ module spu_core #(
             toks_q <= {toks_q[NW-2:0], tok_st};
         end
     end
-    wire [ROWS*COLS-1:0] wave_clr, wave_cap;
+    wire [ROWS*COLS-1:0] wave_tok, wave_cap;
     genvar gi, gj;
     generate
         for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_wr
             for (gj = 0; gj < COLS; gj = gj + 1) begin : g_wc
                 localparam integer D = (BROADCAST != 0) ? 1 : 1 + gi + gj;
-                assign wave_clr[gi*COLS+gj] = tokc_q[D] || run_go;     // RUN: zero (as the model)
+                assign wave_tok[gi*COLS+gj] = tokc_q[D];
                 assign wave_cap[gi*COLS+gj] = toks_q[D];
             end
         end
     endgenerate
+    // RUN zeroes every tile (as the model). One OR of the whole vector
+    // rather than one per tile: run_go follows the engine (clk_i), and a
+    // Verilated model evaluates what mixes the clocks on every edge of
+    // either (docs/sim.md "Speed")
+    wire [ROWS*COLS-1:0] wave_clr = wave_tok | {(ROWS*COLS){run_go}};
     wire drain_go = toks_q[NW-1];
     // (toks_q == 0) kept in a register (timing: the launch decision of the
     // tensor unit starts from flip-flops)

@@ -36,6 +36,16 @@ module spu_spad #(
     input  wire [WA-1:0]           waddr_i,
     input  wire [WORD_BYTES*8-1:0] wdata_i,
     input  wire [WORD_BYTES-1:0]   wbe_i
+`ifdef SPU_CORE_CLOCK_GATE
+    ,
+    // simulation with the core clock gate only (spu_spad_bank_gated): ports
+    // A and B are the units' and registered on core_clk_i; the host reads
+    // through port H, registered on clk_i
+    input  wire                    core_clk_i,
+    input  wire                    h_re_i,
+    input  wire [WA-1:0]           h_addr_i,
+    output wire [WORD_BYTES*8-1:0] h_rdata_o
+`endif
 );
     localparam integer BKW   = $clog2(SPAD_BANKS);   // bank bits
     localparam integer BAW   = WA - BKW;             // word-in-bank bits
@@ -45,14 +55,33 @@ module spu_spad #(
     wire [BKW-1:0] b_bank = b_addr_i[WA-1 -: BKW];
     wire [BKW-1:0] w_bank = waddr_i[WA-1 -: BKW];
 
+`ifdef SPU_CORE_CLOCK_GATE
+    wire rd_clk = core_clk_i;
+`else
+    wire rd_clk = clk_i;
+`endif
+
     // which bank's output each port looks at, registered with the read
     reg [BKW-1:0] a_sel_q, b_sel_q;
-    always @(posedge clk_i) begin
+    always @(posedge rd_clk) begin
         if (a_re_i) a_sel_q <= a_bank;
         if (b_re_i) b_sel_q <= b_bank;
     end
 
     wire [SPAD_BANKS*DW-1:0] bank_rdata;
+`ifdef SPU_CORE_CLOCK_GATE
+    wire [BKW-1:0] h_bank = h_addr_i[WA-1 -: BKW];
+    reg  [BKW-1:0] h_sel_q;
+    always @(posedge clk_i)
+        if (h_re_i) h_sel_q <= h_bank;
+    wire [SPAD_BANKS*DW-1:0] bank_h_rdata;
+    assign h_rdata_o = bank_h_rdata[h_sel_q*DW +: DW];
+    initial
+        if (SPRAM != 0) begin
+            $display("spu_spad: SPU_CORE_CLOCK_GATE needs SPRAM = 0");
+            $finish;
+        end
+`endif
 
     genvar g;
     generate
@@ -72,6 +101,22 @@ module spu_spad #(
                     .rdata_o(bank_rdata[g*DW +: DW])
                 );
             end else begin : g_ebr
+`ifdef SPU_CORE_CLOCK_GATE
+                spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << BAW)) u_ram (
+                    .clk_i    (clk_i),
+                    .core_clk_i(core_clk_i),
+                    .we_i     (w_hit),
+                    .wbe_i    (wbe_i),
+                    .waddr_i  (waddr_i[BAW-1:0]),
+                    .wdata_i  (wdata_i),
+                    .re_i     (a_hit || b_hit),
+                    .raddr_i  (r_addr),
+                    .rdata_o  (bank_rdata[g*DW +: DW]),
+                    .h_re_i   (h_re_i && (h_bank == g[BKW-1:0])),
+                    .h_raddr_i(h_addr_i[BAW-1:0]),
+                    .h_rdata_o(bank_h_rdata[g*DW +: DW])
+                );
+`else
                 spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << BAW)) u_ram (
                     .clk_i  (clk_i),
                     .we_i   (w_hit),
@@ -82,6 +127,7 @@ module spu_spad #(
                     .raddr_i(r_addr),
                     .rdata_o(bank_rdata[g*DW +: DW])
                 );
+`endif
             end
         end
     endgenerate
