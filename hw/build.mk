@@ -173,8 +173,8 @@ TEST_BINS += $(BUILD)/tests/spu_rtl_link_tests
 endif
 
 # --- lint -------------------------------------------------------------------------
-# Verilator -Wall on spu_top for every LINK and on every other RTL file as its
-# own top; Yosys: no latch after proc, and check -assert (multiple drivers,
+# Verilator -Wall on spu_top for every LINK (and LINK "sim" with the
+# simulation's core clock gate) and on every other RTL file as its own top; Yosys: no latch after proc, and check -assert (multiple drivers,
 # undriven, loops) after synth, on a 2x2 array with a small scratchpad in two
 # configurations: every feature on (the sim's FORMATS, the vector unit) and the
 # boards' switches (BROADCAST, counters in RAM, 32-bit counters, one drain
@@ -193,6 +193,9 @@ lint: $(BUILD)/gen/spu_isa.vh
 	  $(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) \
 	    --top-module spu_top -GLINK="\"$$link\"" hw/rtl/spu_top.v || fail=1; \
 	done; \
+	echo "lint: verilator spu_top LINK=sim with SPU_CORE_CLOCK_GATE (the 8x8 sim's model)"; \
+	$(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) +define+SPU_CORE_CLOCK_GATE \
+	  --top-module spu_top -GLINK='"sim"' hw/rtl/spu_top.v || fail=1; \
 	for f in $(HW_LINT_TOPS); do \
 	  echo "lint: verilator $$f"; \
 	  $(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS) hw/rtl/board) \
