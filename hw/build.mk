@@ -174,8 +174,9 @@ endif
 
 # --- lint -------------------------------------------------------------------------
 # Verilator -Wall on spu_top for every LINK (and LINK "sim" with the
-# simulation's core clock gate) and on every other RTL file as its own top; Yosys: no latch after proc, and check -assert (multiple drivers,
-# undriven, loops) after synth, on a 2x2 array with a small scratchpad in two
+# simulation's core clock gate) and on every other RTL file as its own top;
+# Yosys: no latch after proc, and check -assert (multiple drivers, undriven,
+# loops) after synth, on a 2x2 array with a small scratchpad in two
 # configurations: every feature on (the sim's FORMATS, the vector unit) and the
 # boards' switches (BROADCAST, counters in RAM, 32-bit counters, one drain
 # lane, int8 only, no vector unit). The array's code is the same for any

@@ -60,7 +60,7 @@ struct SpuHasClkPrev<R, std::void_t<decltype(std::declval<R &>().__Vtrigrprev__T
 // them (it depends on registers only, so it holds while the harness sets the
 // next cycle's inputs). The harness gives core_clk_i a rising edge with
 // clk_i's when core_wake_o or rst_i is high, else leaves it low; the link,
-// the scratchpad, the microcode store and the counters see every edge.
+// the scratchpad's memory and host port and the counters see every edge.
 // SPU_SIM_CORE_CLOCK=always in the environment clocks the units every cycle
 // (for comparisons; results and cycle counts are the same).
 template <class R, class = void>

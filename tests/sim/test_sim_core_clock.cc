@@ -16,6 +16,7 @@
 #include <vector>
 
 extern "C" {
+#include "../common/run_program.h"
 #include "spu/asm.h"
 #include "spu/compare.h"
 #include "spu/gemm.h"
@@ -68,14 +69,8 @@ protected:
         char err[2048];
         ASSERT_EQ(spu_asm(src.c_str(), "t.s", &img, err, sizeof err), 0) << err;
         for (spu_device *d : {gated, always}) {
-            ASSERT_EQ(spu_reset(d), 0);
-            spu_program p = {img.words, img.nwords, 0};
-            ASSERT_EQ(spu_load_program(d, &p), 0);
-            ASSERT_EQ(spu_set_watchdog(d, watchdog), 0);
-            ASSERT_EQ(spu_run(d, args.data(), (int)args.size()), 0);
-            spu_status_t st;
-            int rc = spu_wait(d, 20000, &st);
-            ASSERT_TRUE(rc == 0 || rc == SPU_ETRAP) << spu_error_name(rc);
+            run_program_on(d, img.words, img.nwords, args, watchdog);
+            if (HasFatalFailure()) break;
         }
         spu_image_free(&img);
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../common/exact_dot.h"
+#include "../common/run_program.h"
 
 extern "C" {
 #include "spu/asm.h"
@@ -48,17 +49,8 @@ protected:
     {
         ASSERT_NE(sim, nullptr);
         for (spu_device *d : {sim, model}) {
-            ASSERT_EQ(spu_reset(d), 0);
-            if (!init.empty()) {
-                ASSERT_EQ(spu_write(d, init_addr, init.data(), init.size()), 0);
-            }
-            spu_program p = {w.data(), w.size(), 0};
-            ASSERT_EQ(spu_load_program(d, &p), 0);
-            ASSERT_EQ(spu_set_watchdog(d, watchdog), 0);
-            ASSERT_EQ(spu_run(d, args.data(), (int)args.size()), 0);
-            spu_status_t st;
-            int rc = spu_wait(d, 20000, &st);
-            ASSERT_TRUE(rc == 0 || rc == SPU_ETRAP) << spu_error_name(rc);
+            run_program_on(d, w.data(), w.size(), args, watchdog, init, init_addr);
+            if (HasFatalFailure()) return;
         }
         char what[256] = "";
         EXPECT_EQ(spu_compare_devices(sim, model, win, len, what, sizeof what), 0) << label << ": " << what;

@@ -74,9 +74,10 @@ module spu_core #(
 `ifdef SPU_CORE_CLOCK_GATE
     ,
     // simulation only (the Verilated sim board; docs/rtl.md "Core clock
-    // gate in simulation"): the clock of the sequencer, load unit, array,
-    // drain and vector units, which a harness may leave low while
-    // core_wake_o is low; clk_i keeps the scratchpad, microcode store and
+    // gate in simulation"): the clock of the sequencer, microcode store,
+    // load unit, array, drain and vector units and the scratchpad's unit
+    // read registers, which a harness may leave low while core_wake_o is
+    // low; clk_i keeps the scratchpad's memory and host port and the
     // counters. Hardware has no such port: those units run on clk_i.
     input  wire        core_clk_i,
     output wire        core_wake_o          // the next core_clk_i edge may change the units' state
