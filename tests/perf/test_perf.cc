@@ -488,6 +488,40 @@ TEST(PerfGemm, LargeShapeIsClosedForm)
     EXPECT_EQ(spu_perf_gemm_predict(&hw, 0, 5, 5, &g), SPU_EINVAL);
 }
 
+// How the host sees a run end (docs/perf-model.md "Link"): on a board spu_wait
+// polls STATUS with growing naps, so a long run costs several polls and the
+// host sees its end up to a nap late; on a simulator (idle_flag) it waits for
+// the stats page's idle flag and asks STATUS once.
+TEST(PerfGemm, IdleFlagMeansOneStatusPerRun)
+{
+    spu_perf_hw hw;
+    char err[256];
+    ASSERT_EQ(spu_perf_hw_load(&hw, (kSrc + "/perf/hw/spu-icebreaker.json").c_str(), err, sizeof err), 0) << err;
+    ASSERT_EQ(hw.idle_flag, 0u);
+    spu_perf_gemm polled, flagged;
+    ASSERT_EQ(spu_perf_gemm_predict(&hw, 256, 256, 256, &polled), 0);
+    hw.idle_flag = 1;
+    ASSERT_EQ(spu_perf_gemm_predict(&hw, 256, 256, 256, &flagged), 0);
+    EXPECT_EQ(flagged.cycles, polled.cycles);
+    EXPECT_EQ(flagged.status_polls, flagged.pieces);
+    EXPECT_GT(polled.status_polls, polled.pieces);   // runs of ms: several polls each
+    const uint64_t status_b = spu_perf_frame_bytes(0) + spu_perf_frame_bytes(15);
+    EXPECT_EQ(polled.link_bytes - flagged.link_bytes, (polled.status_polls - flagged.status_polls) * status_b);
+    // seen one STATUS exchange after each run's end, no nap
+    const double status_s = (double)status_b / hw.link_bytes_per_s + hw.txn_latency_s + 2 * hw.frame_overhead_s;
+    EXPECT_NEAR(flagged.poll_extra_s, (double)flagged.pieces * status_s, 1e-12);
+    EXPECT_GT(polled.poll_extra_s, flagged.poll_extra_s);
+    // INFO of a simulator says idle_flag, of anything else not
+    spu_info_t in{};
+    spu_perf_hw_to_info(&hw, &in);
+    snprintf(in.device, sizeof in.device, "sim");
+    spu_perf_hw_from_info(&hw, &in);
+    EXPECT_EQ(hw.idle_flag, 1u);
+    snprintf(in.device, sizeof in.device, "serial");
+    spu_perf_hw_from_info(&hw, &in);
+    EXPECT_EQ(hw.idle_flag, 0u);
+}
+
 TEST(PerfGemm, ScaleSimCyclesFormula)
 {
     spu_perf_hw hw;
@@ -705,9 +739,11 @@ TEST(PerfHw, ShippedFilesLoad)
         EXPECT_EQ(spu_perf_hw_load(&hw, (kSrc + "/perf/hw/" + f).c_str(), err, sizeof err), 0) << f << ": " << err;
         EXPECT_GT(hw.mem_bytes_per_s, 0) << f;
         EXPECT_STRNE(hw.source, "") << f;
-        // chained streams: the 8x8 sim's, not the boards' (docs/isa.md)
-        if (std::string(f).rfind("spu-", 0) == 0)
+        // chained streams and the idle flag: the 8x8 sim's, not the boards' (docs/isa.md, docs/sim.md)
+        if (std::string(f).rfind("spu-", 0) == 0) {
             EXPECT_EQ(hw.chain, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
+            EXPECT_EQ(hw.idle_flag, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
+        }
     }
 }
 
@@ -729,6 +765,7 @@ TEST(PerfHw, SaveLoadRoundTrip)
     EXPECT_DOUBLE_EQ(b.clock_hz, 24e6);
     EXPECT_EQ(b.chain, 0u);
     EXPECT_EQ(b.spram, 0u);
+    EXPECT_EQ(b.idle_flag, 0u);   // saved as 0, not taken from the defaults (1)
     std::ifstream f(p);
     std::stringstream ss;
     ss << f.rdbuf();
@@ -750,6 +787,7 @@ TEST(PerfHw, BadFilesAreRefused)
         {"{\"chain\": 2}", "chain"},
         {"{\"spram\": \"yes\"}", "spram"},
         {"{\"chain\": 1, \"spram\": 1}", "chain = 1 needs spram = 0"},
+        {"{\"idle_flag\": 2}", "idle_flag"},
     };
     for (auto &c : cases) {
         const std::string p = tmp("bad.json");

@@ -12,6 +12,7 @@
 #include <vector>
 
 extern "C" {
+#include "spu/asm.h"
 #include "spu/compare.h"
 #include "spu/gemm.h"
 #include "spu/spu.h"
@@ -224,6 +225,37 @@ TEST(Sim8x8, InfoAndSimTime)
     ASSERT_EQ(spu_sim_time(s.d, &t), 0);
     EXPECT_EQ(t.clks_per_bit, 0u);   // byte port: one byte per cycle at most
     EXPECT_GT(t.bytes_out, 0u);
+}
+
+// spu_wait on a simulator waits for the board's idle flag (the stats page)
+// before it asks STATUS: a run costs one STATUS exchange however long it runs
+// and however fast the host polls, so a session's link counters do not
+// depend on wall time (docs/sim.md).
+TEST(Sim8x8, ARunCostsOneStatusExchangeHoweverLongItRuns)
+{
+    Dev s("sim");
+    ASSERT_NE(s.d, nullptr);
+    auto link_bytes_of_run = [&](const char *src) {
+        spu_image img{};
+        char err[512];
+        EXPECT_EQ(spu_asm(src, "t.s", &img, err, sizeof err), 0) << err;
+        spu_program p = {img.words, img.nwords, 0};
+        EXPECT_EQ(spu_load_program(s.d, &p), 0);
+        EXPECT_EQ(spu_set_watchdog(s.d, 50000000), 0);
+        spu_sim_time_t t0{}, t1{};
+        EXPECT_EQ(spu_sim_time(s.d, &t0), 0);
+        EXPECT_EQ(spu_run(s.d, nullptr, 0), 0);
+        spu_status_t st;
+        EXPECT_EQ(spu_wait(s.d, 60000, &st), 0);
+        EXPECT_EQ(spu_sim_time(s.d, &t1), 0);
+        spu_image_free(&img);
+        return std::make_pair(t1.bytes_in - t0.bytes_in, t1.cycles - t0.cycles);
+    };
+    auto shortrun = link_bytes_of_run("halt\n");
+    // about 2 M cycles: a second or so of simulation, dozens of polls before
+    auto longrun = link_bytes_of_run("li r1, 1000\nli r2, 1000\nloop r1, e\n  loop r2, f\n    nop\nf:\n  nop\ne:\nhalt\n");
+    EXPECT_GT(longrun.second, 1000000u);
+    EXPECT_EQ(longrun.first, shortrun.first) << "link bytes into the board for RUN + wait";
 }
 
 TEST(SimTime, OtherDevicesSayNotSupported)

@@ -52,6 +52,11 @@ typedef struct spu_backend_ops {
     const char *const *keys;   /* every URI key open() understands, NULL-terminated;
                                   spu_open refuses any other key by name */
     int  (*sim_time)(void *impl, spu_sim_time_t *t); /* NULL: not a simulator */
+    /* Block until the device has nothing left to do (a run finished or
+     * trapped, the link quiet), up to timeout_ms (< 0: no limit), without
+     * link traffic. 0 idle, SPU_ETIMEDOUT, SPU_ENOTSUP. NULL: the device
+     * cannot tell, spu_wait polls STATUS alone. */
+    int  (*wait_idle)(void *impl, int timeout_ms);
 } spu_backend_ops;
 
 /* Backends linked into libspu (each in its own file). */

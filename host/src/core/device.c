@@ -341,6 +341,12 @@ int spu_wait(spu_device *dev, int timeout_ms, spu_status_t *out)
     if (!dev)
         return SPU_EINVAL;
     int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    /* A simulator says when its board is idle without a link exchange: wait
+     * for that first, so a run costs one STATUS poll and the link counters
+     * of a run do not depend on how fast the host or the simulator is.
+     * Whatever it answers, the STATUS poll below decides. */
+    if (dev->ops->wait_idle)
+        (void)dev->ops->wait_idle(dev->impl, timeout_ms);
     spu_status_t st;
     unsigned nap_us = 50;
     for (;;) {

@@ -362,35 +362,72 @@ static void sim_close(void *impl)
     free(s);
 }
 
-/* Read the page consistently (seqlock); wait up to 2 s for the board to be
- * idle (the reply that just arrived may leave a few cycles of UART stop bit
- * and engine wind-down to run). */
-static int sim_time(void *impl, spu_sim_time_t *t)
+/* One consistent copy of the page (seqlock): 1 when the copy is whole and
+ * says the board is idle, 0 otherwise. */
+static int stats_idle(const sim_impl *s, struct sim_stats *c)
 {
-    sim_impl *s = impl;
+    uint64_t a = __atomic_load_n(&s->stats->seq, __ATOMIC_ACQUIRE);
+    memcpy(c, (const void *)s->stats, sizeof *c);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    uint64_t b = __atomic_load_n(&s->stats->seq, __ATOMIC_RELAXED);
+    return a == b && !(a & 1) && c->magic == SIM_STATS_MAGIC && c->version >= 1 && c->idle;
+}
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Wait for the page to say idle, up to timeout_ms (< 0: for as long as
+ * spu-sim lives). The page is published before the reply bytes of every
+ * command reach the host, so after a reply it is never older than that
+ * command: idle then means the board has finished what it was given. */
+static int wait_page_idle(const sim_impl *s, int timeout_ms, struct sim_stats *c)
+{
     if (!s->stats)
         return SPU_ENOTSUP;
-    for (int tries = 0; tries < 20000; tries++) {
-        uint64_t a = __atomic_load_n(&s->stats->seq, __ATOMIC_ACQUIRE);
-        struct sim_stats c;
-        memcpy(&c, (const void *)s->stats, sizeof c);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        uint64_t b = __atomic_load_n(&s->stats->seq, __ATOMIC_RELAXED);
-        if (a == b && !(a & 1) && c.magic == SIM_STATS_MAGIC && c.version >= 1 && c.idle) {
-            memset(t, 0, sizeof *t);
-            t->cycles = c.cycles;
-            t->bytes_in = c.bytes_in;
-            t->bytes_out = c.bytes_out;
-            t->clock_hz = c.clock_hz;
-            t->clks_per_bit = c.clks_per_bit;
-            t->seconds = c.clock_hz ? (double)c.cycles / c.clock_hz : 0.0;
-            t->core_cycles = c.version >= 2 ? c.core_cycles : c.cycles;
+    const int64_t t0 = mono_us();
+    for (unsigned i = 0;; i++) {
+        if (stats_idle(s, c))
             return 0;
+        const int64_t waited = mono_us() - t0;
+        if (timeout_ms >= 0 && waited >= (int64_t)timeout_ms * 1000)
+            return SPU_ETIMEDOUT;
+        if (i % 1024 == 1023) {   /* about every 0.1 s: is spu-sim still there? */
+            siginfo_t si = { 0 };
+            if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid)
+                return SPU_EIO;
         }
         struct timespec ts = { 0, 100 * 1000 };
         nanosleep(&ts, NULL);
     }
-    return SPU_ETIMEDOUT;
+}
+
+static int sim_wait_idle(void *impl, int timeout_ms)
+{
+    struct sim_stats c;
+    return wait_page_idle(impl, timeout_ms, &c);
+}
+
+/* The page once the board is idle: the reply that just arrived may leave a
+ * few cycles of UART stop bit and engine wind-down to run (2 s at most). */
+static int sim_time(void *impl, spu_sim_time_t *t)
+{
+    struct sim_stats c;
+    int rc = wait_page_idle(impl, 2000, &c);
+    if (rc)
+        return rc;
+    memset(t, 0, sizeof *t);
+    t->cycles = c.cycles;
+    t->bytes_in = c.bytes_in;
+    t->bytes_out = c.bytes_out;
+    t->clock_hz = c.clock_hz;
+    t->clks_per_bit = c.clks_per_bit;
+    t->seconds = c.clock_hz ? (double)c.cycles / c.clock_hz : 0.0;
+    t->core_cycles = c.version >= 2 ? c.core_cycles : c.cycles;
+    return 0;
 }
 
 static int sim_info(void *impl, spu_info_t *info)
@@ -410,4 +447,5 @@ const spu_backend_ops spu_backend_sim = {
     .keys = (const char *const[]){ "rows", "cols", "uart", "trace", "ber", "drop", "seed", "board",
                                    SPU_LINK_URI_KEYS, NULL },
     .sim_time = sim_time,
+    .wait_idle = sim_wait_idle,
 };

@@ -275,10 +275,15 @@ static double txn_s(const spu_perf_hw *hw, uint64_t bytes)
 }
 
 /* spu_wait's polling (host/src/core/device.c): a STATUS at once, then naps of
- * 50 us doubling while below 5 ms. Returns the polls and the time from RUN's
- * reply until the host sees the run done (>= run_s). */
-static uint64_t polls_for(double run_s, double status_s, double *seen_s)
+ * 50 us doubling while below 5 ms; on a device with an idle flag (a
+ * simulator) one STATUS once the run has ended. Returns the polls and the
+ * time from RUN's reply until the host sees the run done (>= run_s). */
+static uint64_t polls_for(double run_s, double status_s, int idle_flag, double *seen_s)
 {
+    if (idle_flag) {
+        *seen_s = run_s + status_s;
+        return 1;
+    }
     double t = status_s, nap = 50e-6;
     uint64_t p = 1;
     while (t < run_s && nap < 5e-3) {
@@ -353,8 +358,8 @@ void spu_perf_call_run(spu_perf_call *c, uint64_t cycles, uint64_t times)
     double s_wall = (double)cycles / c->wall_hz, s_board = (double)cycles / hw->clock_hz;
     uint64_t polls = 0;
     if (c->has_link) {
-        polls = polls_for(s_wall, c->status_s, &s_wall);
-        polls_for(s_board, c->status_s, &s_board);
+        polls = polls_for(s_wall, c->status_s, hw->idle_flag, &s_wall);
+        polls_for(s_board, c->status_s, hw->idle_flag, &s_board);
     }
     c->out->status_polls += times * polls;
     c->seen_s += (double)times * s_wall;

@@ -46,6 +46,7 @@ static void defaults(spu_perf_hw *hw)
     hw->ucode_words = 1024;
     hw->drain_lanes = 8;
     hw->chain = 1;
+    hw->idle_flag = 1;
     hw->clock_hz = 12e6;
     hw->wall_clock_hz = 12e6;
     hw->link_bytes_per_s = 3e6 / 10;
@@ -81,6 +82,7 @@ void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
     hw->drain_lanes = in->drain_lanes ? in->drain_lanes : in->cols;
     hw->spram = (in->features & SPU_FEATURE_SPRAM) ? 1 : 0;
     hw->chain = (in->features & SPU_FEATURE_CHAIN) ? 1 : 0;
+    hw->idle_flag = !strcmp(in->device, "sim");   /* the simulators' stats page (docs/sim.md) */
     hw->clock_hz = in->clock_hz ? in->clock_hz : 12e6;
     hw->wall_clock_hz = hw->clock_hz;
     if (in->link_baud) {   /* a UART the device reports: 8N1, 10 bit times a byte */
@@ -170,6 +172,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
     /* the INFO features the timing follows (0 or 1; absent: the defaults') */
     static const struct { const char *key; size_t off; } flags[] = {
         { "spram", offsetof(spu_perf_hw, spram) }, { "chain", offsetof(spu_perf_hw, chain) },
+        { "idle_flag", offsetof(spu_perf_hw, idle_flag) },
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !rc; i++) {
         cJSON *v = cJSON_GetObjectItemCaseSensitive(root, flags[i].key);
@@ -261,6 +264,7 @@ int spu_perf_hw_save(const spu_perf_hw *hw, const char *path, const char *extra_
         cJSON_AddNumberToObject(o, "drain_lanes", hw->drain_lanes);
         cJSON_AddNumberToObject(o, "spram", hw->spram);
         cJSON_AddNumberToObject(o, "chain", hw->chain);
+        cJSON_AddNumberToObject(o, "idle_flag", hw->idle_flag);
         cJSON_AddNumberToObject(o, "clock_hz", hw->clock_hz);
         cJSON_AddNumberToObject(o, "wall_clock_hz", hw->wall_clock_hz);
         cJSON_AddNumberToObject(o, "link_bytes_per_s", hw->link_bytes_per_s);
