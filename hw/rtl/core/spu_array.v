@@ -20,12 +20,15 @@
 // block's first step, so a clearing tile starts from that cycle's term: its
 // state becomes the step of an empty accumulator (0 + term, the term's flags;
 // an MX element term into an empty block register); with a zero term that is
-// the clear above. acc_o is every tile's accumulator register, tile (i,j) at
-// bits [(i*COLS+j)*ACC_W +: ACC_W] (a wide bus, not a mux: the drain unit
-// snapshots it), flags_o its flags {ovf, ninf, pinf, nan} at [(i*COLS+j)*4 +: 4].
-// ACC_W = 32 for a build that carries int8 only; wider (80) with a float
-// format in FORMATS (docs/numerics.md "Datapath numerics"), which also
-// gives the tiles their flags.
+// the clear above. acc_o is every tile's accumulator register, tile (i,j) in
+// the SLOT_W-bit slot at bits [(i*COLS+j)*SLOT_W +: SLOT_W] (a wide bus, not
+// a mux: the drain unit snapshots it): the sum in the slot's low ACC_W bits
+// and, when ACC_W > 32, its flags {ovf, ninf, pinf, nan} in the next 4, the
+// rest zero. ACC_W = 32 (SLOT_W = 32) for a build that carries int8 only;
+// 80 (SLOT_W = 96) with a float format in FORMATS (docs/numerics.md
+// "Datapath numerics"), which also gives the tiles their flags. The slot is
+// a whole number of 32-bit words so that a Verilated model reads and writes
+// a tile's 64-bit low half as two aligned words (docs/sim.md "Speed").
 // The operand registers live here, so the edge tiles carry no unused
 // east/south outputs. USE_ICE40_DSP = 0: the tiles are one accumulator
 // register file and a format-generic multiply-accumulate per tile (g_generic,
@@ -65,7 +68,8 @@ module spu_array #(
     parameter integer BROADCAST = 0,
     parameter [31:0]  FORMATS = 32'h1,
     parameter integer ACC_W = 32,
-    parameter integer CHAIN = 0      // 1: a clearing tile keeps its term (generic tiles only)
+    parameter integer CHAIN = 0,     // 1: a clearing tile keeps its term (generic tiles only)
+    parameter integer SLOT_W = 32    // bits per tile on acc_o: ACC_W = 32: 32; 80: 96 (spu_core)
 ) (
     input  wire                   clk_i,
     input  wire                   rst_i,
@@ -74,8 +78,7 @@ module spu_array #(
     input  wire [ROWS*8-1:0]      west_i,
     input  wire [COLS*8-1:0]      north_i,
     input  wire                   mk_i,       // bf16: a low word enters (unskewed) this cycle; MX: a scale word
-    output wire [ROWS*COLS*ACC_W-1:0] acc_o,
-    output wire [ROWS*COLS*4-1:0] flags_o
+    output wire [ROWS*COLS*SLOT_W-1:0] acc_o
 );
 `include "spu_isa.vh"
     localparam integer FP_LSB   = -32;   // weight 2^FP_LSB of the float accumulators' LSB
@@ -223,27 +226,27 @@ module spu_array #(
             end
             wire [3:0] unused_fmt = fmt_i;
             wire       unused_act = act ^ mk_any;
-            assign flags_o = {NT*4{1'b0}};
             for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_row
                 for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
                     localparam integer T = gi * COLS + gj;
                     spu_tile #(.ACC_W(ACC_W)) u_tile (
                         .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]),
                         .term_i(prod[T*ACC_W +: ACC_W]),
-                        .acc_o (acc_o[T*ACC_W +: ACC_W])
+                        .acc_o (acc_o[T*SLOT_W +: ACC_W])
                     );
                 end
             end
         end else begin : g_generic
             // The tiles as one register file: tile t = i*COLS+j keeps its
-            // accumulator at acc_q[t*ACC_W +: ACC_W] (acc_o is this register
-            // itself: no bus to assemble) and, with a float format, its flags
-            // {ovf, ninf, pinf, nan} at flg_q[t*4 +: 4]. Per tile and cycle:
-            // clr_i[t] zeroes both (and drops the term); else, when act, the
-            // product of its operand pair in format fmt_i is added (mac /
-            // prod32 below: docs/numerics.md "Datapath numerics").
-            reg [NT*ACC_W-1:0] acc_q;
+            // accumulator at acc_q[t*ACC_W +: ACC_W] (ACC_W = 32) or, with a
+            // float format, its slot st_q[t*SLOT_W +: SLOT_W] = {0, flags
+            // {ovf, ninf, pinf, nan}, accumulator} (acc_o is this register
+            // itself: no bus to assemble). Per tile and cycle: clr_i[t]
+            // zeroes it (and drops the term); else, when act, the product of
+            // its operand pair in format fmt_i is added (mac / prod32 below:
+            // docs/numerics.md "Datapath numerics").
             if (ACC_W == 32) begin : g_acc32
+                reg [NT*ACC_W-1:0] acc_q;
                 integer t;
                 always @(posedge clk_i) begin
                     if (rst_i) begin
@@ -258,11 +261,13 @@ module spu_array #(
                                                          + prod32(a_t[t*8 +: 8], b_t[t*8 +: 8]);
                     end
                 end
-                assign flags_o = {NT*4{1'b0}};
+                assign acc_o = acc_q;
                 wire [3:0] unused_fmt = fmt_i;
                 wire       unused_mka = mk_any;
             end else begin : g_accw
-                reg [NT*4-1:0] flg_q;
+                // tile t's slot: accumulator at st_q[t*SLOT_W +: ACC_W], flags at
+                // st_q[t*SLOT_W + ACC_W +: 4] (SLOT_W >= ACC_W + 4, a multiple of 32)
+                reg [NT*SLOT_W-1:0] st_q;
                 // bf16: a tile on the edge reads the edge input itself, so a
                 // nonzero byte entering now matters too
                 // MX: a scale word (even an all-zero one) reaches its tiles
@@ -446,17 +451,14 @@ module spu_array #(
                     end
                 end
             endfunction
-            // macf: mac's next state {ovf, ninf, pinf, nan, acc} for a term of
-            // magnitude mg (sign sg: the operands' sign bits) and flags pf
+            // macf: mac's step for a term of magnitude mg (sign sg: the operands'
+            // sign bits) and flags pf, on the state's halves: lo (64 bits), hi
+            // (ACC_W - 64) and flags fl {ovf, ninf, pinf, nan} in; ln, hn, fn out
             localparam integer HW = (ACC_W > 64) ? ACC_W - 64 : 1;
-            function [ACC_W+3:0] macf(input [ACC_W+3:0] st, input [63:0] mg, input [1:0] pf,
-                                      input sg);
-                reg [63:0]   lo, ln;
-                reg [HW-1:0] hi, hn;
-                reg          tn, ovf;
+            task macf(input [63:0] lo, input [HW-1:0] hi, input [3:0] fl, input [63:0] mg,
+                      input [1:0] pf, input sg, output [63:0] ln, output [HW-1:0] hn, output [3:0] fn);
+                reg tn, ovf;
                 begin
-                    lo = st[63:0];
-                    hi = st[ACC_W-1:ACC_W-HW];
                     tn = sg & (mg != 64'd0);
                     if (tn) begin
                         ln = lo - mg;
@@ -465,11 +467,10 @@ module spu_array #(
                         ln = lo + mg;
                         hn = hi + {{(HW-1){1'b0}}, ln < lo};
                     end
-                    ovf  = (hi[HW-1] == tn) && (hn[HW-1] != hi[HW-1]);
-                    macf = {st[ACC_W+3] | ovf, st[ACC_W+2] | (pf[0] & sg), st[ACC_W+1] | (pf[0] & ~sg),
-                            st[ACC_W] | pf[1], hn, ln};
+                    ovf = (hi[HW-1] == tn) && (hn[HW-1] != hi[HW-1]);
+                    fn  = {fl[3] | ovf, fl[2] | (pf[0] & sg), fl[1] | (pf[0] & ~sg), fl[0] | pf[1]};
                 end
-            endfunction
+            endtask
             // the one-byte path applies: not bf16, and an accumulator wider than 64 bits
             localparam integer FASTW = (ACC_W > 64) ? 1 : 0;
             wire f_slow = (FASTW == 0) || ((HAS_BF16 != 0) && (fmt_i == DT_BF16));
@@ -530,56 +531,66 @@ module spu_array #(
                 // branch per block group, not two tests per tile)
                 wire t_on = rst_i | (|clr_i) | mac_en;
                 // MX: the tiles' block sums in one register (tile t at
-                // blk_q[t*ACC_W +: ACC_W]), like acc_q: a Verilated model then
+                // blk_q[t*SLOT_W +: ACC_W]), like st_q: a Verilated model then
                 // commits it with one copy per clock instead of one per tile word
                 if (HAS_MX != 0) begin : g_mx
-                reg [NT*ACC_W-1:0] blk_q;       // the MX block sums
+                reg [NT*SLOT_W-1:0] blk_q;      // the MX block sums
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
+                        wire unused_pad = |blk_q[gt*SLOT_W + ACC_W +: SLOT_W - ACC_W];   // slot padding
                         // CHAIN: a clearing tile with a term steps from the empty state.
                         // cz lives inside the clocked block: as a wire, a Verilated
                         // model computes it in its combinational pass on every edge
                         // of either clock (clr_i carries RUN, from the link's clock;
                         // docs/sim.md "Speed")
                         always @(posedge clk_i) if (t_on) begin : b_tile
-                            reg cz;
+                            reg          cz;
+                            reg [63:0]   ln;
+                            reg [HW-1:0] hn;
+                            reg [3:0]    fn;
                             cz = (CHAIN != 0) && clr_i[gt];
                             if (rst_i || (clr_i[gt] && (CHAIN == 0 || !mac_en))) begin
-                                acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
-                                flg_q[gt*4 +: 4]         <= 4'd0;
-                                blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                st_q[gt*SLOT_W +: SLOT_W]  <= {SLOT_W{1'b0}};
+                                blk_q[gt*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
                             end else if (mac_en) begin
                                 if (is_mx && mk_t[gt]) begin
-                                    {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                        mxs(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
-                                            cz ? {ACC_W{1'b0}} : blk_q[gt*ACC_W +: ACC_W],
+                                    st_q[gt*SLOT_W +: ACC_W+4] <=
+                                        mxs(cz ? {(ACC_W+4){1'b0}} : st_q[gt*SLOT_W +: ACC_W+4],
+                                            cz ? {ACC_W{1'b0}} : blk_q[gt*SLOT_W +: ACC_W],
                                             a_t[gt*8 +: 8], b_t[gt*8 +: 8], is_mi8);
-                                    blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                    blk_q[gt*SLOT_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end else if (is_mx && FASTW != 0) begin
-                                    {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]} <=
-                                        macf(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]},
-                                             tmag(efmt, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
-                                             tspc(efmt, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
-                                             a_t[gt*8+7] ^ b_t[gt*8+7]);
-                                    if (cz) acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                    macf(cz ? 64'd0 : blk_q[gt*SLOT_W +: 64],
+                                         cz ? {HW{1'b0}} : blk_q[gt*SLOT_W + 64 +: HW],
+                                         cz ? 4'd0 : st_q[gt*SLOT_W + ACC_W +: 4],
+                                         tmag(efmt, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
+                                         tspc(efmt, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
+                                         a_t[gt*8+7] ^ b_t[gt*8+7], ln, hn, fn);
+                                    blk_q[gt*SLOT_W +: 64]      <= ln;
+                                    blk_q[gt*SLOT_W + 64 +: HW] <= hn;
+                                    st_q[gt*SLOT_W + ACC_W +: 4] <= fn;
+                                    if (cz) st_q[gt*SLOT_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end else if (is_mx) begin
-                                    {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]} <=
-                                        mac(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], blk_q[gt*ACC_W +: ACC_W]}, efmt,
-                                            a_t[gt*8 +: 8], b_t[gt*8 +: 8],
+                                    {st_q[gt*SLOT_W + ACC_W +: 4], blk_q[gt*SLOT_W +: ACC_W]} <=
+                                        mac(cz ? {(ACC_W+4){1'b0}} : {st_q[gt*SLOT_W + ACC_W +: 4], blk_q[gt*SLOT_W +: ACC_W]},
+                                            efmt, a_t[gt*8 +: 8], b_t[gt*8 +: 8],
                                             a_u[gt*8 +: 8], b_u[gt*8 +: 8], 1'b0);
-                                    if (cz) acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                    if (cz) st_q[gt*SLOT_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end else if (!f_slow) begin
-                                    {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                        macf(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
-                                             tmag(fmt_i, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
-                                             tspc(fmt_i, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
-                                             a_t[gt*8+7] ^ b_t[gt*8+7]);
-                                    if (cz) blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                    macf(cz ? 64'd0 : st_q[gt*SLOT_W +: 64],
+                                         cz ? {HW{1'b0}} : st_q[gt*SLOT_W + 64 +: HW],
+                                         cz ? 4'd0 : st_q[gt*SLOT_W + ACC_W +: 4],
+                                         tmag(fmt_i, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
+                                         tspc(fmt_i, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
+                                         a_t[gt*8+7] ^ b_t[gt*8+7], ln, hn, fn);
+                                    st_q[gt*SLOT_W +: 64]          <= ln;
+                                    st_q[gt*SLOT_W + 64 +: HW + 4] <= {fn, hn};
+                                    if (cz) blk_q[gt*SLOT_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end else begin
-                                    {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                        mac(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
+                                    st_q[gt*SLOT_W +: ACC_W+4] <=
+                                        mac(cz ? {(ACC_W+4){1'b0}} : st_q[gt*SLOT_W +: ACC_W+4], fmt_i,
                                             a_t[gt*8 +: 8], b_t[gt*8 +: 8],
                                             a_u[gt*8 +: 8], b_u[gt*8 +: 8], mk_t[gt]);
-                                    if (cz) blk_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
+                                    if (cz) blk_q[gt*SLOT_W +: ACC_W] <= {ACC_W{1'b0}};
                                 end
                             end
                         end
@@ -587,29 +598,33 @@ module spu_array #(
                 end else begin : g_nomx
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
                         always @(posedge clk_i) if (t_on) begin : b_tile
-                            reg cz;                            // as g_mx
+                            reg          cz;                   // as g_mx
+                            reg [63:0]   ln;
+                            reg [HW-1:0] hn;
+                            reg [3:0]    fn;
                             cz = (CHAIN != 0) && clr_i[gt];
                             if (rst_i || (clr_i[gt] && (CHAIN == 0 || !mac_en))) begin
-                                acc_q[gt*ACC_W +: ACC_W] <= {ACC_W{1'b0}};
-                                flg_q[gt*4 +: 4]         <= 4'd0;
+                                st_q[gt*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
                             end else if (mac_en && !f_slow) begin
-                                {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                    macf(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]},
-                                         tmag(fmt_i, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
-                                         tspc(fmt_i, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
-                                         a_t[gt*8+7] ^ b_t[gt*8+7]);
+                                macf(cz ? 64'd0 : st_q[gt*SLOT_W +: 64],
+                                     cz ? {HW{1'b0}} : st_q[gt*SLOT_W + 64 +: HW],
+                                     cz ? 4'd0 : st_q[gt*SLOT_W + ACC_W +: 4],
+                                     tmag(fmt_i, a_t[gt*8 +: 8], b_t[gt*8 +: 8]),
+                                     tspc(fmt_i, a_t[gt*8 +: 7], b_t[gt*8 +: 7]),
+                                     a_t[gt*8+7] ^ b_t[gt*8+7], ln, hn, fn);
+                                st_q[gt*SLOT_W +: 64]          <= ln;
+                                st_q[gt*SLOT_W + 64 +: HW + 4] <= {fn, hn};
                             end else if (mac_en) begin
-                                {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]} <=
-                                    mac(cz ? {(ACC_W+4){1'b0}} : {flg_q[gt*4 +: 4], acc_q[gt*ACC_W +: ACC_W]}, fmt_i,
+                                st_q[gt*SLOT_W +: ACC_W+4] <=
+                                    mac(cz ? {(ACC_W+4){1'b0}} : st_q[gt*SLOT_W +: ACC_W+4], fmt_i,
                                         a_t[gt*8 +: 8], b_t[gt*8 +: 8],
                                         a_u[gt*8 +: 8], b_u[gt*8 +: 8], mk_t[gt]);
                             end
                         end
                     end
                 end
-                assign flags_o = flg_q;
+                assign acc_o = st_q;
             end
-            assign acc_o = acc_q;
         end
     endgenerate
     function [31:0] prod32(input [7:0] a, input [7:0] b);

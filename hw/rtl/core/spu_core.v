@@ -268,8 +268,10 @@ module spu_core #(
     wire [ROWS*8-1:0]       west;
     wire [COLS*8-1:0]       north;
     wire                    bf_mk;      // bf16: a k-step's low word enters the skew (spu_load_unit)
-    wire [ROWS*COLS*ACC_W-1:0] accs;
-    wire [ROWS*COLS*4-1:0]  acc_flags;
+    // a tile's slot on the array's bus: the sum and (ACC_W > 32) its 4 flags,
+    // padded to whole 32-bit words (spu_array)
+    localparam integer ACC_SLOT = (ACC_W > 32) ? 32 * ((ACC_W + 4 + 31) / 32) : ACC_W;
+    wire [ROWS*COLS*ACC_SLOT-1:0] accs;
     // The st / zacc token's wave: a token launched in cycle L (spu_load_unit)
     // takes a stream slot with no read, so tile (i,j)'s term in cycle
     // L + 2 + i + j is zero; that cycle the tile clears (and, for st, the
@@ -344,14 +346,14 @@ module spu_core #(
     );
 
     spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST),
-                .FORMATS(FORMATS), .ACC_W(ACC_W), .CHAIN(CHAIN)) u_array (
+                .FORMATS(FORMATS), .ACC_W(ACC_W), .CHAIN(CHAIN), .SLOT_W(ACC_SLOT)) u_array (
         .clk_i(core_clk), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
-        .west_i(west), .north_i(north), .mk_i(bf_mk), .acc_o(accs), .flags_o(acc_flags)
+        .west_i(west), .north_i(north), .mk_i(bf_mk), .acc_o(accs)
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
-                     .ACC_W(ACC_W)) u_drain (
-        .clk_i(core_clk), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs), .flags_i(acc_flags),
+                     .ACC_W(ACC_W), .SLOT_W(ACC_SLOT)) u_drain (
+        .clk_i(core_clk), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs),
         .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
         .bias_clr_i(run_go), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),

@@ -1,8 +1,9 @@
 // spu_drain_unit -- the second accumulator buffer and the output pipeline.
 //
 // Drive: cap_i (one bit per tile, the `st` token's diagonal wave, spu_core)
-// snapshots that tile's sum (ACC_W bits from spu_array, and its flags when
-// ACC_W > 32) into shadow_q in the cycle the tile clears; go_i (the cycle the
+// snapshots that tile's sum (ACC_W bits from spu_array's SLOT_W-bit slot of
+// the tile, and its flags, the slot's next 4 bits, when ACC_W > 32) into
+// shadow_q in the cycle the tile clears; go_i (the cycle the
 // wave reaches the last tile) takes the cfg in/out/shift/round/relu/ovf and
 // the destination (base_i, row stride stride_i: aligned, range-checked by the
 // sequencer). From the next cycle the unit writes one scratchpad word per
@@ -36,14 +37,14 @@ module spu_drain_unit #(
     parameter integer WORD_BYTES = 8,
     parameter integer AW         = 18,
     parameter integer ACC_W      = 32,     // accumulator width (spu_array)
+    parameter integer SLOT_W     = 32,     // bits per tile on acc_i (spu_array)
     parameter integer OFF        = $clog2(WORD_BYTES)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
     input  wire [ROWS*COLS-1:0]    cap_i,
     input  wire                    go_i,
-    input  wire [ROWS*COLS*ACC_W-1:0] acc_i,
-    input  wire [ROWS*COLS*4-1:0]  flags_i,    // {ovf, ninf, pinf, nan} per tile
+    input  wire [ROWS*COLS*SLOT_W-1:0] acc_i,  // tile t: {flags {ovf, ninf, pinf, nan}, sum} at t*SLOT_W
     input  wire [3:0]              in_i,       // cfg in: the grid of the float outs
     input  wire [3:0]              out_i,      // a DT_* of spu_cfg.def (the decoder checked it)
     input  wire [4:0]              shift_i,
@@ -195,7 +196,7 @@ module spu_drain_unit #(
         if (cap_any) begin
             for (t = 0; t < ROWS * COLS; t = t + 1)
                 if (cap_i[t])
-                    shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*ACC_W +: ACC_W];
+                    shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*SLOT_W +: ACC_W];
         end else if (shift) begin
             shadow_q <= {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
         end
@@ -212,14 +213,13 @@ module spu_drain_unit #(
                 if (cap_any) begin
                     for (ft = 0; ft < ROWS * COLS; ft = ft + 1)
                         if (cap_i[ft])
-                            fshadow_q[ft*4 +: 4] <= flags_i[ft*4 +: 4];
+                            fshadow_q[ft*4 +: 4] <= acc_i[ft*SLOT_W + ACC_W +: 4];
                 end else if (shift) begin
                     fshadow_q <= {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
                 end
             assign frontf = fshadow_q[LANES*4-1:0];
         end else begin : g_no_flags
             assign frontf = {(LANES*4){1'b0}};
-            wire unused_f = &{1'b0, flags_i};
         end
     endgenerate
 
@@ -415,7 +415,7 @@ module spu_drain_unit #(
             wire [4:0]          sh_nx = go_i ? shift_i : shift_q;
             for (g = 0; g < LANES; g = g + 1) begin : g_pl
                 wire [31:0] cur = shadow_q[g*ACC_W +: 32];
-                wire [31:0] nxt = cap_any ? (cap_i[g] ? acc_i[g*ACC_W +: 32] : cur)
+                wire [31:0] nxt = cap_any ? (cap_i[g] ? acc_i[g*SLOT_W +: 32] : cur)
                                 : shift ? shadow_q[(LANES + g)*ACC_W +: 32] : cur;
                 wire [11:0] pre;
                 spu_requant_pre u_pre (.acc_i(nxt), .shift_i(sh_nx), .pre_o(pre));

@@ -35,13 +35,21 @@ module spu_spad_bank_gated #(
 );
     reg [WIDTH-1:0] mem [0:DEPTH-1];
     reg [WIDTH-1:0] rdata_q, h_rdata_q;
-    integer b;
+
+    // the byte enables as a bit mask: the write is one whole-word update
+    // (old word outside the enabled bytes), which a Verilated model commits
+    // as one delayed write instead of one per byte lane (docs/sim.md "Speed")
+    wire [WIDTH-1:0] wmask;
+    genvar gb;
+    generate
+        for (gb = 0; gb < WIDTH / 8; gb = gb + 1) begin : g_mask
+            assign wmask[gb*8 +: 8] = {8{wbe_i[gb]}};
+        end
+    endgenerate
 
     always @(posedge clk_i) begin
-        if (we_i) begin
-            for (b = 0; b < WIDTH / 8; b = b + 1)
-                if (wbe_i[b]) mem[waddr_i][b*8 +: 8] <= wdata_i[b*8 +: 8];
-        end
+        if (we_i)
+            mem[waddr_i] <= (mem[waddr_i] & ~wmask) | (wdata_i & wmask);
         if (h_re_i) h_rdata_q <= mem[h_raddr_i];
     end
 
