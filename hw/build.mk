@@ -31,6 +31,10 @@ SIM_GEOM       := -GCLKS_PER_BIT=$(SIM_CLKS_PER_BIT) -GCLOCK_HZ=$(SIM_CLOCK_HZ) 
 # The models are compiled with clang++ when it is installed (it is in DEBS):
 # 10-20 % more cycles/s than g++ 12 on this design (docs/sim.md "Speed").
 SIM_VL_FAST    := --x-assign fast --x-initial fast -O3
+# The 8x8 sim's model only: the core clock gate and the array's int8 step
+# written for Verilator (docs/rtl.md "Core clock gate in simulation",
+# hw/rtl/core/spu_array.v i8step); the RTL tests and the boards build without.
+SIM_DEFINES    := +define+SPU_CORE_CLOCK_GATE +define+SPU_SIM_INT8_STEP
 SIM_CXX        ?= $(if $(shell command -v clang++ 2>/dev/null),clang++,$(CXX))
 SIM_OPT        := OPT_FAST=-O3 OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX=$(SIM_CXX)
 # Evaluated when the Makefile is read, possibly before `make deps` installed
@@ -55,7 +59,7 @@ all: $(SPU_SIM)
 # --- the model of spu_top -----------------------------------------------------
 $(SIM_TOP_LIB): $(HW_RTL_SRCS) $(BUILD)/gen/spu_isa.vh hw/build.mk
 	@mkdir -p $(SIM_TOP_DIR)
-	$(VERILATOR) --cc $(SIM_VL_FAST) +define+SPU_CORE_CLOCK_GATE --build-jobs 1 -Wno-lint -Wno-style $(HW_VFLAGS) \
+	$(VERILATOR) --cc $(SIM_VL_FAST) $(SIM_DEFINES) --build-jobs 1 -Wno-lint -Wno-style $(HW_VFLAGS) \
 	  --top-module spu_top $(SIM_GEOM) -GLINK='"sim"' --Mdir $(SIM_TOP_DIR) hw/rtl/spu_top.v
 	$(MAKE) -j1 -C $(SIM_TOP_DIR) -f Vspu_top.mk $(SIM_OPT) Vspu_top__ALL.a $(VL_RUNTIME_NT)
 
@@ -92,6 +96,28 @@ $(SPU_SIM_TRACE): $(patsubst hw/sim/%.cpp,$(BUILD)/obj/hw/sim-trace/%.o,$(wildca
 sim-trace: $(SPU_SIM_TRACE)
 
 -include $(wildcard $(BUILD)/obj/hw/sim/*.d)
+
+# --- make sim-speed: the 8x8 sim's speed beside a bare array's -----------------
+# The reference (hw/sim/bench/array_speed.cpp): spu_array alone, 8x8 int8,
+# Verilated and compiled like spu-sim, clocked with a random k-step every
+# cycle; then spu-sim's own figure on the measurement GEMM of docs/sim.md
+# "Speed of the 8x8 sim", three times. Machines differ by half and more, so
+# a figure of spu-sim means something only beside this one.
+ARRAY_SPEED_DIR := $(BUILD)/sim/array8
+ARRAY_SPEED     := $(BUILD)/bin/spu-array-speed
+$(ARRAY_SPEED_DIR)/Vspu_array__ALL.a: $(HW_RTL_SRCS) $(BUILD)/gen/spu_isa.vh hw/build.mk
+	@mkdir -p $(ARRAY_SPEED_DIR)
+	$(VERILATOR) --cc $(SIM_VL_FAST) --build-jobs 1 -Wno-lint -Wno-style $(HW_VFLAGS) \
+	  --top-module spu_array -GROWS=8 -GCOLS=8 -GFORMATS=1 --Mdir $(ARRAY_SPEED_DIR) hw/rtl/core/spu_array.v
+	$(MAKE) -j1 -C $(ARRAY_SPEED_DIR) -f Vspu_array.mk $(SIM_OPT) Vspu_array__ALL.a $(VL_RUNTIME_NT)
+$(ARRAY_SPEED): hw/sim/bench/array_speed.cpp $(ARRAY_SPEED_DIR)/Vspu_array__ALL.a
+	@mkdir -p $(dir $@)
+	$(SIM_CXX) $(filter-out -O2 -g,$(VL_CXXFLAGS_NT)) -O3 -I$(ARRAY_SPEED_DIR) -o $@ $< \
+	  $(ARRAY_SPEED_DIR)/Vspu_array__ALL.a $(addprefix $(ARRAY_SPEED_DIR)/,$(VL_RUNTIME_NT)) -latomic -pthread
+.PHONY: sim-speed
+sim-speed: $(ARRAY_SPEED) $(SPU_SIM) $(SPU_BIN)
+	$(ARRAY_SPEED)
+	for i in 1 2 3; do SPU_SIM_STDERR=1 $(SPU_BIN) gemm --device sim --m 128 --n 128 --k 512 2>&1 | grep 'per CPU second'; done
 
 # --- board-shaped simulators: build/bin/spu-sim-BOARD -------------------------------
 # spu_board_spu (what every iCE40 board top wraps: PLL pass-through in
@@ -194,8 +220,8 @@ lint: $(BUILD)/gen/spu_isa.vh
 	  $(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) \
 	    --top-module spu_top -GLINK="\"$$link\"" hw/rtl/spu_top.v || fail=1; \
 	done; \
-	echo "lint: verilator spu_top LINK=sim with SPU_CORE_CLOCK_GATE (the 8x8 sim's model)"; \
-	$(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) +define+SPU_CORE_CLOCK_GATE \
+	echo "lint: verilator spu_top LINK=sim with $(SIM_DEFINES) (the 8x8 sim's model)"; \
+	$(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) $(SIM_DEFINES) \
 	  --top-module spu_top -GLINK='"sim"' hw/rtl/spu_top.v || fail=1; \
 	for f in $(HW_LINT_TOPS); do \
 	  echo "lint: verilator $$f"; \

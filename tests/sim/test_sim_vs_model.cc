@@ -215,6 +215,48 @@ TEST_F(SimVsModel, TensorInstructions)
             }
 }
 
+// The 8x8 sim adds int8 products with a step of its own (spu_array i8step,
+// SPU_SIM_INT8_STEP), the model and the hardware with the one-byte formats'
+// magnitude-and-sign step. Here the 80-bit accumulator holds exactly 2^64
+// (four e5m2 products 2^15 x 2^15 on the 2^-32 grid: low word 0, high word 1)
+// when int8 steps begin, so random int8 products move the sum back and forth
+// across the low word's boundary (borrows into and carries out of the high
+// half); `st` with out=f32 reads all 80 bits (a wrong high half is off by
+// 2^64), out=int32 the low word.
+TEST_F(SimVsModel, Int8StepsCarryAcrossTheLowWordAfterFloatSums)
+{
+    const char *prog = R"(
+        cfg in=e5m2 out=f32
+        li r9, 4
+        mm r1, r2, r9          ; every tile: 4 x 2^30 x 2^32 grid units = 2^64
+        cfg in=int8 out=f32
+        li r10, 48
+        mm r4, r5, r10         ; int8 words: the sum walks around 2^64
+        st r3
+        cfg in=int8 out=int32
+        st r6                  ; the low 32 bits too
+        halt
+    )";
+    for (int seed = 0; seed < 4; seed++) {
+        std::vector<uint8_t> init(8192, 0);
+        std::fill(init.begin(), init.begin() + 4 * 8, 0x78);   // A: e5m2 2^15
+        std::mt19937 rng(77 + seed);
+        for (size_t i = 1024; i < 1024 + 48 * 8; i++) init[i] = (uint8_t)rng();
+        std::vector<uint8_t> b(4096, 0);
+        std::fill(b.begin(), b.begin() + 4 * 8, 0x78);          // B: e5m2 2^15
+        for (size_t i = 1024; i < 1024 + 48 * 8; i++) b[i] = (uint8_t)rng();
+        for (spu_device *d : {sim, model}) ASSERT_EQ(spu_write(d, 65536, b.data(), b.size()), 0);
+        run_src(prog, {0, 65536, 131072, 1024, 65536 + 1024, 131072 + 512}, init, 0, 131072, 1024);
+        spu_status_t st;
+        ASSERT_EQ(spu_status(sim, &st), 0);
+        EXPECT_EQ(st.state, SPU_STATE_HALTED);
+        // the f32 outputs are near 2^64 (not 0 or 2^65: the high half is 1, or 0 just below)
+        float f[64];
+        ASSERT_EQ(spu_read(sim, 131072, f, sizeof f), 0);
+        for (float v : f) EXPECT_NEAR(v, 18446744073709551616.0f, 1e15f);
+    }
+}
+
 // Random legal programs: scalar ops, loops, branches, tensor ops.
 std::string random_program(std::mt19937 &rng)
 {

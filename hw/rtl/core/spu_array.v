@@ -474,6 +474,34 @@ module spu_array #(
             // the one-byte path applies: not bf16, and an accumulator wider than 64 bits
             localparam integer FASTW = (ACC_W > 64) ? 1 : 0;
             wire f_slow = (FASTW == 0) || ((HAS_BF16 != 0) && (fmt_i == DT_BF16));
+            // i8step: macf's step for an int8 product, written for a Verilated
+            // model: the sign-extended 16-bit product added in two's complement,
+            // with no magnitude, no sign branch and no format dispatch (int8
+            // products are integers, never NaN or Inf: only ovf can change).
+            // Bit for bit macf(tmag(DT_INT8, a, b), 2'b00, a[7] ^ b[7], ...):
+            // adding 2^64 - |p| with carry c is subtracting |p| with borrow !c.
+            // Only the 8x8 sim's model takes it (+define+SPU_SIM_INT8_STEP,
+            // hw/build.mk): there it runs the int8 GEMMs about a third faster
+            // (docs/sim.md "Speed"); the hardware keeps macf's one multiplier
+            // and adder per tile, and the RTL tests run macf.
+`ifdef SPU_SIM_INT8_STEP
+            localparam integer I8S = 1;
+`else
+            localparam integer I8S = 0;
+`endif
+            wire i8s = (I8S != 0) && (FASTW != 0) && (fmt_i == DT_INT8);
+            task i8step(input [63:0] lo, input [HW-1:0] hi, input [3:0] fl, input [7:0] a, input [7:0] b,
+                        output [63:0] ln, output [HW-1:0] hn, output [3:0] fn);
+                reg [15:0] p;
+                reg        s;
+                begin
+                    p  = $signed(a) * $signed(b);
+                    s  = p[15];
+                    ln = lo + {{48{s}}, p};
+                    hn = hi + {HW{s}} + {{(HW-1){1'b0}}, ln < lo};
+                    fn = {fl[3] | ((hi[HW-1] == s) && (hn[HW-1] != hi[HW-1])), fl[2:0]};
+                end
+            endtask
 
             // MX: a block's scale word. The block sum blk (two's complement, on the
             // 2^-32 grid, or on 2^0 for mxint8 whose elements weigh 2^-6 each)
@@ -552,7 +580,15 @@ module spu_array #(
                                 st_q[gt*SLOT_W +: SLOT_W]  <= {SLOT_W{1'b0}};
                                 blk_q[gt*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
                             end else if (mac_en) begin
-                                if (is_mx && mk_t[gt]) begin
+                                if (i8s) begin
+                                    i8step(cz ? 64'd0 : st_q[gt*SLOT_W +: 64],
+                                           cz ? {HW{1'b0}} : st_q[gt*SLOT_W + 64 +: HW],
+                                           cz ? 4'd0 : st_q[gt*SLOT_W + ACC_W +: 4],
+                                           a_t[gt*8 +: 8], b_t[gt*8 +: 8], ln, hn, fn);
+                                    st_q[gt*SLOT_W +: 64]          <= ln;
+                                    st_q[gt*SLOT_W + 64 +: HW + 4] <= {fn, hn};
+                                    if (cz) blk_q[gt*SLOT_W +: ACC_W] <= {ACC_W{1'b0}};
+                                end else if (is_mx && mk_t[gt]) begin
                                     st_q[gt*SLOT_W +: ACC_W+4] <=
                                         mxs(cz ? {(ACC_W+4){1'b0}} : st_q[gt*SLOT_W +: ACC_W+4],
                                             cz ? {ACC_W{1'b0}} : blk_q[gt*SLOT_W +: ACC_W],
@@ -605,6 +641,13 @@ module spu_array #(
                             cz = (CHAIN != 0) && clr_i[gt];
                             if (rst_i || (clr_i[gt] && (CHAIN == 0 || !mac_en))) begin
                                 st_q[gt*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
+                            end else if (mac_en && i8s) begin
+                                i8step(cz ? 64'd0 : st_q[gt*SLOT_W +: 64],
+                                       cz ? {HW{1'b0}} : st_q[gt*SLOT_W + 64 +: HW],
+                                       cz ? 4'd0 : st_q[gt*SLOT_W + ACC_W +: 4],
+                                       a_t[gt*8 +: 8], b_t[gt*8 +: 8], ln, hn, fn);
+                                st_q[gt*SLOT_W +: 64]          <= ln;
+                                st_q[gt*SLOT_W + 64 +: HW + 4] <= {fn, hn};
                             end else if (mac_en && !f_slow) begin
                                 macf(cz ? 64'd0 : st_q[gt*SLOT_W +: 64],
                                      cz ? {HW{1'b0}} : st_q[gt*SLOT_W + 64 +: HW],
