@@ -558,11 +558,61 @@ module spu_array #(
                 // tests of consecutive tiles into one (the idle array costs a
                 // branch per block group, not two tests per tile)
                 wire t_on = rst_i | (|clr_i) | mac_en;
+                // the per-tile blocks below run every format but the sim's
+                // int8 step, which one loop over the tiles runs (b_i8)
+                wire t_hw = t_on & ~i8s;
+                // The sim's int8 step (SPU_SIM_INT8_STEP): the per-tile blocks'
+                // update of every tile for fmt_i = int8, in one block (the MX
+                // block sums' clears in g_mx's b_i8_blk). A Verilated model of
+                // the per-tile blocks spreads each tile's few hot instructions
+                // over its own copy of every format's code, and the host CPU's
+                // instruction cache missed them about 40 times per group of
+                // four tiles and core cycle; here they are one straight run
+                // (docs/sim.md "Speed").
+`ifdef SPU_SIM_INT8_STEP
+                always @(posedge clk_i) if (t_on && i8s) begin : b_i8
+                    integer      t;
+                    reg          cz;
+                    reg [63:0]   ln;
+                    reg [HW-1:0] hn;
+                    reg [3:0]    fn;
+                    if (rst_i || !mac_en) begin
+                        // no term this cycle: only clears (the per-tile blocks' first branch)
+                        for (t = 0; t < NT; t = t + 1)
+                            if (rst_i || clr_i[t])
+                                st_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
+                    end else begin
+                        // every tile steps; CHAIN: a clearing tile from the empty state
+                        for (t = 0; t < NT; t = t + 1) begin
+                            cz = clr_i[t];
+                            if (CHAIN == 0 && cz) begin
+                                st_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
+                            end else begin
+                                i8step(cz ? 64'd0 : st_q[t*SLOT_W +: 64],
+                                       cz ? {HW{1'b0}} : st_q[t*SLOT_W + 64 +: HW],
+                                       cz ? 4'd0 : st_q[t*SLOT_W + ACC_W +: 4],
+                                       a_t[t*8 +: 8], b_t[t*8 +: 8], ln, hn, fn);
+                                st_q[t*SLOT_W +: 64]          <= ln;
+                                st_q[t*SLOT_W + 64 +: HW + 4] <= {fn, hn};
+                            end
+                        end
+                    end
+                end
+`endif
                 // MX: the tiles' block sums in one register (tile t at
                 // blk_q[t*SLOT_W +: ACC_W]), like st_q: a Verilated model then
                 // commits it with one copy per clock instead of one per tile word
                 if (HAS_MX != 0) begin : g_mx
                 reg [NT*SLOT_W-1:0] blk_q;      // the MX block sums
+`ifdef SPU_SIM_INT8_STEP
+                // b_i8's tiles: every clear also empties the block sum (its
+                // slot padding is always zero)
+                always @(posedge clk_i) if (i8s && (rst_i || (|clr_i))) begin : b_i8_blk
+                    integer t;
+                    for (t = 0; t < NT; t = t + 1)
+                        if (rst_i || clr_i[t]) blk_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
+                end
+`endif
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
                         wire unused_pad = |blk_q[gt*SLOT_W + ACC_W +: SLOT_W - ACC_W];   // slot padding
                         // CHAIN: a clearing tile with a term steps from the empty state.
@@ -570,7 +620,7 @@ module spu_array #(
                         // model computes it in its combinational pass on every edge
                         // of either clock (clr_i carries RUN, from the link's clock;
                         // docs/sim.md "Speed")
-                        always @(posedge clk_i) if (t_on) begin : b_tile
+                        always @(posedge clk_i) if (t_hw) begin : b_tile
                             reg          cz;
                             reg [63:0]   ln;
                             reg [HW-1:0] hn;
@@ -580,15 +630,7 @@ module spu_array #(
                                 st_q[gt*SLOT_W +: SLOT_W]  <= {SLOT_W{1'b0}};
                                 blk_q[gt*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
                             end else if (mac_en) begin
-                                if (i8s) begin
-                                    i8step(cz ? 64'd0 : st_q[gt*SLOT_W +: 64],
-                                           cz ? {HW{1'b0}} : st_q[gt*SLOT_W + 64 +: HW],
-                                           cz ? 4'd0 : st_q[gt*SLOT_W + ACC_W +: 4],
-                                           a_t[gt*8 +: 8], b_t[gt*8 +: 8], ln, hn, fn);
-                                    st_q[gt*SLOT_W +: 64]          <= ln;
-                                    st_q[gt*SLOT_W + 64 +: HW + 4] <= {fn, hn};
-                                    if (cz) blk_q[gt*SLOT_W +: ACC_W] <= {ACC_W{1'b0}};
-                                end else if (is_mx && mk_t[gt]) begin
+                                if (is_mx && mk_t[gt]) begin
                                     st_q[gt*SLOT_W +: ACC_W+4] <=
                                         mxs(cz ? {(ACC_W+4){1'b0}} : st_q[gt*SLOT_W +: ACC_W+4],
                                             cz ? {ACC_W{1'b0}} : blk_q[gt*SLOT_W +: ACC_W],
@@ -633,7 +675,7 @@ module spu_array #(
                     end
                 end else begin : g_nomx
                 for (gt = 0; gt < NT; gt = gt + 1) begin : g_t
-                        always @(posedge clk_i) if (t_on) begin : b_tile
+                        always @(posedge clk_i) if (t_hw) begin : b_tile
                             reg          cz;                   // as g_mx
                             reg [63:0]   ln;
                             reg [HW-1:0] hn;
@@ -641,13 +683,6 @@ module spu_array #(
                             cz = (CHAIN != 0) && clr_i[gt];
                             if (rst_i || (clr_i[gt] && (CHAIN == 0 || !mac_en))) begin
                                 st_q[gt*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
-                            end else if (mac_en && i8s) begin
-                                i8step(cz ? 64'd0 : st_q[gt*SLOT_W +: 64],
-                                       cz ? {HW{1'b0}} : st_q[gt*SLOT_W + 64 +: HW],
-                                       cz ? 4'd0 : st_q[gt*SLOT_W + ACC_W +: 4],
-                                       a_t[gt*8 +: 8], b_t[gt*8 +: 8], ln, hn, fn);
-                                st_q[gt*SLOT_W +: 64]          <= ln;
-                                st_q[gt*SLOT_W + 64 +: HW + 4] <= {fn, hn};
                             end else if (mac_en && !f_slow) begin
                                 macf(cz ? 64'd0 : st_q[gt*SLOT_W +: 64],
                                      cz ? {HW{1'b0}} : st_q[gt*SLOT_W + 64 +: HW],
