@@ -31,10 +31,12 @@ SIM_GEOM       := -GCLKS_PER_BIT=$(SIM_CLKS_PER_BIT) -GCLOCK_HZ=$(SIM_CLOCK_HZ) 
 # The models are compiled with clang++ when it is installed (it is in DEBS):
 # 10-20 % more cycles/s than g++ 12 on this design (docs/sim.md "Speed").
 SIM_VL_FAST    := --x-assign fast --x-initial fast -O3
-# The 8x8 sim's model only: the core clock gate and the array's int8 step
-# written for Verilator (docs/rtl.md "Core clock gate in simulation",
-# hw/rtl/core/spu_array.v i8step); the RTL tests and the boards build without.
-SIM_DEFINES    := +define+SPU_CORE_CLOCK_GATE +define+SPU_SIM_INT8_STEP
+# The 8x8 sim's model only: the core clock gate and the array's step blocks
+# (docs/rtl.md "Core clock gate in simulation", "The step blocks in
+# simulation"); the RTL tests and the boards build without. --unroll-stmts:
+# Verilator unrolls the e4m3 / e5m2 step block's loop over the 64 tiles
+# (rolled, its variable part-selects cost more than the code it saves).
+SIM_TOP_VFLAGS := +define+SPU_CORE_CLOCK_GATE +define+SPU_SIM_STEP_BLOCKS --unroll-stmts 200000
 SIM_CXX        ?= $(if $(shell command -v clang++ 2>/dev/null),clang++,$(CXX))
 SIM_OPT        := OPT_FAST=-O3 OPT_SLOW=-O1 OPT_GLOBAL=-O2 CXX=$(SIM_CXX)
 # Evaluated when the Makefile is read, possibly before `make deps` installed
@@ -59,7 +61,7 @@ all: $(SPU_SIM)
 # --- the model of spu_top -----------------------------------------------------
 $(SIM_TOP_LIB): $(HW_RTL_SRCS) $(BUILD)/gen/spu_isa.vh hw/build.mk
 	@mkdir -p $(SIM_TOP_DIR)
-	$(VERILATOR) --cc $(SIM_VL_FAST) $(SIM_DEFINES) --build-jobs 1 -Wno-lint -Wno-style $(HW_VFLAGS) \
+	$(VERILATOR) --cc $(SIM_VL_FAST) $(SIM_TOP_VFLAGS) --build-jobs 1 -Wno-lint -Wno-style $(HW_VFLAGS) \
 	  --top-module spu_top $(SIM_GEOM) -GLINK='"sim"' --Mdir $(SIM_TOP_DIR) hw/rtl/spu_top.v
 	$(MAKE) -j1 -C $(SIM_TOP_DIR) -f Vspu_top.mk $(SIM_OPT) Vspu_top__ALL.a $(VL_RUNTIME_NT)
 
@@ -220,8 +222,8 @@ lint: $(BUILD)/gen/spu_isa.vh
 	  $(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) \
 	    --top-module spu_top -GLINK="\"$$link\"" hw/rtl/spu_top.v || fail=1; \
 	done; \
-	echo "lint: verilator spu_top LINK=sim with $(SIM_DEFINES) (the 8x8 sim's model)"; \
-	$(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) $(SIM_DEFINES) \
+	echo "lint: verilator spu_top LINK=sim with $(SIM_TOP_VFLAGS) (the 8x8 sim's model)"; \
+	$(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) $(SIM_TOP_VFLAGS) \
 	  --top-module spu_top -GLINK='"sim"' hw/rtl/spu_top.v || fail=1; \
 	for f in $(HW_LINT_TOPS); do \
 	  echo "lint: verilator $$f"; \

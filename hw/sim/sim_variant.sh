@@ -5,10 +5,10 @@
 # build/sim-variants/NAME/spu-sim, for speed experiments (docs/sim.md "Speed
 # of the 8x8 sim"): the Verilator and make lines of hw/build.mk with the
 # options given instead of SIM_VL_FAST and SIM_OPT, and hw/build.mk's
-# SIM_DEFINES (the core clock gate and the int8 step) as it builds them
-# (SPU_SIM_CORE_CLOCK=always in spu-sim's environment clocks the core every
-# cycle instead). Run from the repository
-# root after `make`. Measure with
+# SIM_TOP_VFLAGS (the core clock gate and the array's step blocks) as it
+# builds them (SPU_SIM_CORE_CLOCK=always in spu-sim's environment clocks the
+# core every cycle instead). Run from the repository root after `make`.
+# Measure with
 #   SPU_SIM=build/sim-variants/NAME/spu-sim SPU_SIM_STDERR=1 \
 #     build/bin/spu gemm --device sim --m 128 --n 128 --k 512
 # Example (the build as it is, then int8 only):
@@ -27,7 +27,7 @@ VL_INC=$($VERILATOR --getenv VERILATOR_ROOT)/include
 CXXH=${CXXH:-$(command -v clang++ || echo g++)}
 rm -rf "$D"; mkdir -p "$D"
 # the geometry of hw/build.mk's SIM_GEOM (the 8x8 sim)
-nice -n 5 $VERILATOR --cc $VF +define+SPU_CORE_CLOCK_GATE +define+SPU_SIM_INT8_STEP --build-jobs 1 -Wno-lint -Wno-style -Ibuild/gen \
+nice -n 5 $VERILATOR --cc $VF +define+SPU_CORE_CLOCK_GATE +define+SPU_SIM_STEP_BLOCKS --unroll-stmts 200000 --build-jobs 1 -Wno-lint -Wno-style -Ibuild/gen \
   -y hw/rtl -y hw/rtl/link -y hw/rtl/core -y hw/rtl/numerics --top-module spu_top \
   -GCLKS_PER_BIT=4 -GCLOCK_HZ=12000000 -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 \
   -GUCODE_WORDS=1024 -GDRAIN_LANES=8 -GLINK='"sim"' --Mdir "$D" hw/rtl/spu_top.v > "$D/verilator.log" 2>&1

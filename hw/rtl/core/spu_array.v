@@ -474,22 +474,32 @@ module spu_array #(
             // the one-byte path applies: not bf16, and an accumulator wider than 64 bits
             localparam integer FASTW = (ACC_W > 64) ? 1 : 0;
             wire f_slow = (FASTW == 0) || ((HAS_BF16 != 0) && (fmt_i == DT_BF16));
-            // i8step: macf's step for an int8 product, written for a Verilated
-            // model: the sign-extended 16-bit product added in two's complement,
-            // with no magnitude, no sign branch and no format dispatch (int8
-            // products are integers, never NaN or Inf: only ovf can change).
-            // Bit for bit macf(tmag(DT_INT8, a, b), 2'b00, a[7] ^ b[7], ...):
-            // adding 2^64 - |p| with carry c is subtracting |p| with borrow !c.
-            // Only the 8x8 sim's model takes it (+define+SPU_SIM_INT8_STEP,
-            // hw/build.mk): there it runs the int8 GEMMs about a third faster
-            // (docs/sim.md "Speed"); the hardware keeps macf's one multiplier
-            // and adder per tile, and the RTL tests run macf.
-`ifdef SPU_SIM_INT8_STEP
-            localparam integer I8S = 1;
+            // The step blocks (+define+SPU_SIM_STEP_BLOCKS: the 8x8 sim's model
+            // only, hw/build.mk; the hardware, Yosys and the RTL tests keep the
+            // per-tile blocks below for every format). For in=int8 (b_i8) and
+            // in=e4m3 / e5m2 (b_f8) one clocked block steps all tiles and the
+            // per-tile blocks do not run: a Verilated model of the per-tile
+            // blocks spreads each tile's hot code between its copies of every
+            // format's code, which the host's instruction cache keeps missing,
+            // and macf's add-or-subtract on the product's sign is a branch the
+            // host mispredicts half the time on random data (docs/sim.md
+            // "Speed", docs/rtl.md "The step blocks in simulation").
+            // i8step: macf's step for an int8 product: the sign-extended 16-bit
+            // product added in two's complement (int8 products are integers,
+            // never NaN or Inf: only ovf can change). Bit for bit
+            // macf(tmag(DT_INT8, a, b), 2'b00, a[7] ^ b[7], ...): adding
+            // 2^64 - |p| with carry c is subtracting |p| with borrow !c.
+            // f8step: macf's step with the term's two's complement taken by
+            // mask instead of a branch, the same sum and flags.
+`ifdef SPU_SIM_STEP_BLOCKS
+            localparam integer SSB = 1;
 `else
-            localparam integer I8S = 0;
+            localparam integer SSB = 0;
 `endif
-            wire i8s = (I8S != 0) && (FASTW != 0) && (fmt_i == DT_INT8);
+            wire i8s = (SSB != 0) && (FASTW != 0) && (fmt_i == DT_INT8);
+            wire f8s = (SSB != 0) && (FASTW != 0) && ((fmt_i == DT_E4M3 && HAS_E4M3 != 0) ||
+                                                      (fmt_i == DT_E5M2 && HAS_E5M2 != 0));
+            wire sbs = i8s | f8s;        // a step block runs the tiles this cycle
             task i8step(input [63:0] lo, input [HW-1:0] hi, input [3:0] fl, input [7:0] a, input [7:0] b,
                         output [63:0] ln, output [HW-1:0] hn, output [3:0] fn);
                 reg [15:0] p;
@@ -500,6 +510,24 @@ module spu_array #(
                     ln = lo + {{48{s}}, p};
                     hn = hi + {HW{s}} + {{(HW-1){1'b0}}, ln < lo};
                     fn = {fl[3] | ((hi[HW-1] == s) && (hn[HW-1] != hi[HW-1])), fl[2:0]};
+                end
+            endtask
+            task f8step(input [63:0] lo, input [HW-1:0] hi, input [3:0] fl, input [3:0] fmt,
+                        input [7:0] a, input [7:0] b,
+                        output [63:0] ln, output [HW-1:0] hn, output [3:0] fn);
+                reg [63:0] mg, y;
+                reg [1:0]  pf;
+                reg        sg, tn;
+                begin
+                    mg = tmag(fmt, a, b);
+                    pf = tspc(fmt, a[6:0], b[6:0]);
+                    sg = a[7] ^ b[7];
+                    tn = sg & (mg != 64'd0);
+                    y  = (mg ^ {64{tn}}) + {63'd0, tn};
+                    ln = lo + y;
+                    hn = hi + {HW{tn}} + {{(HW-1){1'b0}}, ln < lo};
+                    fn = {fl[3] | ((hi[HW-1] == tn) && (hn[HW-1] != hi[HW-1])),
+                          fl[2] | (pf[0] & sg), fl[1] | (pf[0] & ~sg), fl[0] | pf[1]};
                 end
             endtask
 
@@ -558,45 +586,50 @@ module spu_array #(
                 // tests of consecutive tiles into one (the idle array costs a
                 // branch per block group, not two tests per tile)
                 wire t_on = rst_i | (|clr_i) | mac_en;
-                // the per-tile blocks below run every format but the sim's
-                // int8 step, which one loop over the tiles runs (b_i8)
-                wire t_hw = t_on & ~i8s;
-                // The sim's int8 step (SPU_SIM_INT8_STEP): the per-tile blocks'
-                // update of every tile for fmt_i = int8, in one block (the MX
-                // block sums' clears in g_mx's b_i8_blk). A Verilated model of
-                // the per-tile blocks spreads each tile's few hot instructions
-                // over its own copy of every format's code, and the host CPU's
-                // instruction cache missed them about 40 times per group of
-                // four tiles and core cycle; here they are one straight run
-                // (docs/sim.md "Speed").
-`ifdef SPU_SIM_INT8_STEP
-                always @(posedge clk_i) if (t_on && i8s) begin : b_i8
+                // the per-tile blocks below run unless a step block does
+                wire t_hw = t_on & ~sbs;
+`ifdef SPU_SIM_STEP_BLOCKS
+                // the step blocks' clears (the per-tile blocks' first branch;
+                // the MX block sums' in g_mx's b_sb_blk)
+                always @(posedge clk_i) if (t_on && sbs && (rst_i || !mac_en)) begin : b_sb_clr
+                    integer t;
+                    for (t = 0; t < NT; t = t + 1)
+                        if (rst_i || clr_i[t]) st_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
+                end
+                // every tile steps; CHAIN: a clearing tile from the empty state
+                always @(posedge clk_i) if (t_on && i8s && !rst_i && mac_en) begin : b_i8
                     integer      t;
-                    reg          cz;
                     reg [63:0]   ln;
                     reg [HW-1:0] hn;
                     reg [3:0]    fn;
-                    if (rst_i || !mac_en) begin
-                        // no term this cycle: only clears (the per-tile blocks' first branch)
-                        for (t = 0; t < NT; t = t + 1)
-                            if (rst_i || clr_i[t])
-                                st_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
-                    end else begin
-                        // every tile steps; CHAIN: a clearing tile from the empty state
-                        for (t = 0; t < NT; t = t + 1) begin
-                            cz = clr_i[t];
-                            if (CHAIN == 0 && cz) begin
-                                st_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
-                            end else begin
-                                i8step(cz ? 64'd0 : st_q[t*SLOT_W +: 64],
-                                       cz ? {HW{1'b0}} : st_q[t*SLOT_W + 64 +: HW],
-                                       cz ? 4'd0 : st_q[t*SLOT_W + ACC_W +: 4],
-                                       a_t[t*8 +: 8], b_t[t*8 +: 8], ln, hn, fn);
-                                st_q[t*SLOT_W +: 64]          <= ln;
-                                st_q[t*SLOT_W + 64 +: HW + 4] <= {fn, hn};
-                            end
+                    for (t = 0; t < NT; t = t + 1)
+                        if (CHAIN == 0 && clr_i[t]) begin
+                            st_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
+                        end else begin
+                            i8step(clr_i[t] ? 64'd0 : st_q[t*SLOT_W +: 64],
+                                   clr_i[t] ? {HW{1'b0}} : st_q[t*SLOT_W + 64 +: HW],
+                                   clr_i[t] ? 4'd0 : st_q[t*SLOT_W + ACC_W +: 4],
+                                   a_t[t*8 +: 8], b_t[t*8 +: 8], ln, hn, fn);
+                            st_q[t*SLOT_W +: 64]          <= ln;
+                            st_q[t*SLOT_W + 64 +: HW + 4] <= {fn, hn};
                         end
-                    end
+                end
+                always @(posedge clk_i) if (t_on && f8s && !rst_i && mac_en) begin : b_f8
+                    integer      t;
+                    reg [63:0]   ln;
+                    reg [HW-1:0] hn;
+                    reg [3:0]    fn;
+                    for (t = 0; t < NT; t = t + 1)
+                        if (CHAIN == 0 && clr_i[t]) begin
+                            st_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
+                        end else begin
+                            f8step(clr_i[t] ? 64'd0 : st_q[t*SLOT_W +: 64],
+                                   clr_i[t] ? {HW{1'b0}} : st_q[t*SLOT_W + 64 +: HW],
+                                   clr_i[t] ? 4'd0 : st_q[t*SLOT_W + ACC_W +: 4], fmt_i,
+                                   a_t[t*8 +: 8], b_t[t*8 +: 8], ln, hn, fn);
+                            st_q[t*SLOT_W +: 64]          <= ln;
+                            st_q[t*SLOT_W + 64 +: HW + 4] <= {fn, hn};
+                        end
                 end
 `endif
                 // MX: the tiles' block sums in one register (tile t at
@@ -604,10 +637,10 @@ module spu_array #(
                 // commits it with one copy per clock instead of one per tile word
                 if (HAS_MX != 0) begin : g_mx
                 reg [NT*SLOT_W-1:0] blk_q;      // the MX block sums
-`ifdef SPU_SIM_INT8_STEP
-                // b_i8's tiles: every clear also empties the block sum (its
-                // slot padding is always zero)
-                always @(posedge clk_i) if (i8s && (rst_i || (|clr_i))) begin : b_i8_blk
+`ifdef SPU_SIM_STEP_BLOCKS
+                // the step blocks' tiles: every clear also empties the block
+                // sum (its slot padding is always zero)
+                always @(posedge clk_i) if (sbs && (rst_i || (|clr_i))) begin : b_sb_blk
                     integer t;
                     for (t = 0; t < NT; t = t + 1)
                         if (rst_i || clr_i[t]) blk_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
