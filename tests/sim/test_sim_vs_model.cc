@@ -216,7 +216,7 @@ TEST_F(SimVsModel, TensorInstructions)
 }
 
 // The 8x8 sim adds int8 products with a step of its own (spu_array i8step,
-// SPU_SIM_INT8_STEP), the model and the hardware with the one-byte formats'
+// b_i8, SPU_SIM_STEP_BLOCKS), the model and the hardware with the one-byte formats'
 // magnitude-and-sign step. Here the 80-bit accumulator holds exactly 2^64
 // (four e5m2 products 2^15 x 2^15 on the 2^-32 grid: low word 0, high word 1)
 // when int8 steps begin, so random int8 products move the sum back and forth

@@ -596,7 +596,11 @@ module spu_array #(
                     for (t = 0; t < NT; t = t + 1)
                         if (rst_i || clr_i[t]) st_q[t*SLOT_W +: SLOT_W] <= {SLOT_W{1'b0}};
                 end
-                // every tile steps; CHAIN: a clearing tile from the empty state
+                // every tile steps; CHAIN: a clearing tile from the empty state.
+                // Two blocks of the same shape, not one choosing the step per
+                // tile: one block puts f8step's code between every two tiles'
+                // int8 code (int8 64x64x512: 788 M -> 812 M instructions, I1
+                // misses 23.2 M -> 29.1 M; docs/sim.md "Since the step blocks")
                 always @(posedge clk_i) if (t_on && i8s && !rst_i && mac_en) begin : b_i8
                     integer      t;
                     reg [63:0]   ln;

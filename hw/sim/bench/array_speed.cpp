@@ -9,6 +9,7 @@
 //   array_speed [CYCLES]      (default 20,000,000)
 // prints "array_speed: N cycles, T s CPU: R cycles per CPU second" and a
 // checksum of the accumulators (so the work cannot be optimised away).
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -27,10 +28,16 @@ static double cpu_seconds()
 
 int main(int argc, char **argv)
 {
-    const uint64_t cycles = argc > 1 ? strtoull(argv[1], nullptr, 10) : 20000000ull;
-    if (cycles == 0) {
-        fprintf(stderr, "usage: array_speed [CYCLES > 0]\n");
-        return 2;
+    uint64_t cycles = 20000000ull;
+    if (argc > 1) {
+        // digits only: strtoull would take "-5" as 2^64 - 5 and "12x" as 12
+        char *end = nullptr;
+        errno = 0;
+        cycles = strtoull(argv[1], &end, 10);
+        if (argc > 2 || argv[1][0] < '0' || argv[1][0] > '9' || *end != '\0' || errno != 0 || cycles == 0) {
+            fprintf(stderr, "usage: array_speed [CYCLES > 0]\n");
+            return 2;
+        }
     }
     VerilatedContext ctx;
     Vspu_array m(&ctx);
