@@ -254,9 +254,11 @@ void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t la
     const uint64_t conflicts = bbase / (65536 / banks) == 0 ? K : 0;
     const uint64_t mm_stream = K + conflicts;
     const uint32_t L = lanes ? lanes : C;
-    const uint64_t drain = R * (C / L) * ((L * 4 + wb - 1) / wb);
+    // one group of L accumulators per cycle, whatever its bytes (docs/isa.md `st`)
+    const uint64_t drain = R * (C / L);
     EXPECT_EQ(spu_model_drain_cycles(spu_model_get_config(m.m), SPU_DTYPE_INT32), drain);
-    EXPECT_EQ(spu_model_drain_cycles(spu_model_get_config(m.m), SPU_DTYPE_INT8), R * (C / L));
+    EXPECT_EQ(spu_model_drain_cycles(spu_model_get_config(m.m), SPU_DTYPE_INT8), drain);
+    EXPECT_EQ(spu_model_drain_cycles(spu_model_get_config(m.m), SPU_DTYPE_BF16), drain);
     EXPECT_EQ(m.cnt(SPU_CNT_MM_CYCLES), mm_stream);
     EXPECT_EQ(m.cnt(SPU_CNT_STALL_BANK), conflicts);
     EXPECT_EQ(m.cnt(SPU_CNT_MAC_ACTIVE), K);
@@ -338,15 +340,15 @@ TEST(ModelTensor, BackToBackStoresStallOnTheDrain)
     Model m;
     auto st = m.run("st r1\nst r2\nsync\nhalt\n", {0, 512});
     ASSERT_EQ(st.state, SPU_STATE_HALTED);
-    const uint64_t d = 8 * 4;  // 8 rows x 32 bytes / 8-byte words
+    const uint64_t d = 8;      // 8 rows, a row (4 words of int32) per cycle
     // docs/isa.md "Tensor unit": st@0 is taken at 1 and launches at 2, its
-    // wave reaches the last tile at G1 = 2 + 16, the drain writes 19..50; the
+    // wave reaches the last tile at G1 = 2 + 16, the drain writes 19..26; the
     // second st is taken at 3 (no wait: the queue is free), launches when the
-    // drain can take it, st_ready = G1 + d - 1 = 49, G2 = 65; sync@4 waits
-    // until drain_done = G2 + d - 1 = 96 (EXEC from 5: 91 cycles); halt@97.
-    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), 91u);
+    // drain can take it, st_ready = G1 + d - 1 = 25, G2 = 41; sync@4 waits
+    // until drain_done = G2 + d - 1 = 48 (EXEC from 5: 43 cycles); halt@49.
+    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), 43u);
     EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), 2 * d);
-    EXPECT_EQ(st.cycles, 99u);
+    EXPECT_EQ(st.cycles, 51u);
 }
 
 // Single-port SPRAM banks (spram = 1, INFO features bit 1): an mm launches

@@ -91,7 +91,8 @@ uint32_t spu_model_reg(const spu_model *m, int r);
 void spu_model_set_trace(spu_model *m, spu_model_trace_fn fn, void *ctx);
 
 /* Cycles the drain unit needs for one st with this output dtype:
- * rows * (cols / lanes) * ceil(lanes * bytes(out) / word_bytes). */
+ * rows * (cols / lanes), one group of lanes accumulators per cycle, the same
+ * for every out (docs/isa.md `st`). */
 uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype);
 /* Requantize one accumulator as st does with out=int8 (docs/isa.md). */
 int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu);

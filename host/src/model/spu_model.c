@@ -216,11 +216,11 @@ void spu_model_count_link(spu_model *m, uint64_t rx, uint64_t tx)
 
 uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype)
 {
-    const spu_dtype_desc *d = spu_dtype_by_code(out_dtype);
-    uint32_t wb = word_bytes_of(cfg);
+    /* one group of `lanes` accumulators per cycle, whatever its bytes
+     * (docs/isa.md `st`) */
     uint32_t lanes = cfg->drain_lanes ? cfg->drain_lanes : cfg->cols;
-    uint32_t group_bytes = lanes * (d ? d->bytes : 4);
-    return cfg->rows * (cfg->cols / lanes) * ((group_bytes + wb - 1) / wb);
+    (void)out_dtype;
+    return cfg->rows * (cfg->cols / lanes);
 }
 
 int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu)

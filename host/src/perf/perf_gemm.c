@@ -57,11 +57,12 @@ static uint64_t conflicts(const spu_perf_hw *hw, uint64_t a0, uint64_t b0, uint6
     return n;
 }
 
-/* docs/isa.md `st`: ROWS * (COLS / L) * ceil(L * bytes(out) / WORD_BYTES) */
-static uint64_t drain_cycles(const spu_perf_hw *hw, uint32_t out_bytes)
+/* docs/isa.md `st`: ROWS * (COLS / L), one group of L accumulators per cycle
+ * for every out */
+static uint64_t drain_cycles(const spu_perf_hw *hw)
 {
     const uint64_t L = hw->drain_lanes ? hw->drain_lanes : hw->cols;
-    return (uint64_t)hw->rows * (hw->cols / L) * div_up(L * out_bytes, hw->word_bytes);
+    return (uint64_t)hw->rows * (hw->cols / L);
 }
 
 
@@ -238,7 +239,7 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
 static piece_cost piece(const spu_perf_hw *hw, uint64_t mbi, uint64_t nbi, uint64_t kc,
                         uint64_t a_base, uint64_t b_base, uint64_t panel)
 {
-    const kern k = { 0, drain_cycles(hw, 4), 0 };
+    const kern k = { 0, drain_cycles(hw), 0 };
     return piece_k(hw, &k, mbi, nbi, kc, a_base, b_base, panel);
 }
 
@@ -462,7 +463,7 @@ int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *ki
         else if (p.nb > 1) p.nb--;
         else return SPU_ENOTSUP;
     }
-    const kern kn = { kind->bias != 0, drain_cycles(hw, od->bytes),
+    const kern kn = { kind->bias != 0, drain_cycles(hw),
                       kind->bias ? div_up(bias_blk, hw->word_bytes) : 0 };
     spu_perf_call c;
     spu_perf_call_begin(&c, hw, out);

@@ -196,10 +196,16 @@ module spu_core #(
     localparam integer WA = AW - OFF;
     wire [WA-1:0] ld_a_addr, ld_b_addr;
     wire [DW-1:0] a_rdata, b_rdata;
+    // the drain writes a group per cycle: DR_WORDS words (spu_drain_unit,
+    // spu_spad WR_WORDS); the vector unit and the host write word 0
+    localparam integer DR_WORDS = (DRAIN_LANES * 4 > WORD_BYTES) ? DRAIN_LANES * 4 / WORD_BYTES : 1;
     wire          dr_we;
     wire [WA-1:0] dr_waddr;
-    wire [DW-1:0] dr_wdata;
-    wire [WORD_BYTES-1:0] dr_wbe;
+    wire [DR_WORDS*DW-1:0] dr_wdata;
+    wire [DR_WORDS*WORD_BYTES-1:0] dr_wbe;
+    // the other writers' word, as word 0 of a write
+    wire [DR_WORDS*DW-1:0]         o_wdata;
+    wire [DR_WORDS*WORD_BYTES-1:0] o_wbe;
     // the vector unit: runs only while the tensor unit is idle and the drain
     // done (the sequencer starts it then), so it never meets the load or
     // drain unit on a port; the host port is served only while not running
@@ -231,8 +237,19 @@ module spu_core #(
     assign host_rdata = a_rdata;
 `endif
 
+    wire [DW-1:0]         o_wdata0 = v_we ? v_wdata : {WORD_BYTES{spad_req_wdata_i}};
+    wire [WORD_BYTES-1:0] o_wbe0   = v_we ? {WORD_BYTES{1'b1}} : host_be;
+    generate
+        if (DR_WORDS > 1) begin : g_ow
+            assign o_wdata = {{((DR_WORDS - 1) * DW){1'b0}}, o_wdata0};
+            assign o_wbe   = {{((DR_WORDS - 1) * WORD_BYTES){1'b0}}, o_wbe0};
+        end else begin : g_ow1
+            assign o_wdata = o_wdata0;
+            assign o_wbe   = o_wbe0;
+        end
+    endgenerate
     spu_spad #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
-               .SPRAM(SPAD_SPRAM)) u_spad (
+               .SPRAM(SPAD_SPRAM), .WR_WORDS(DR_WORDS)) u_spad (
         .clk_i   (clk_i),
         .a_re_i  (host_rd_a || ld_a_re || bias_re || v_a_re),
         .a_addr_i(host_rd_a ? host_addr[AW-1:OFF] : bias_re ? bias_addr : v_a_re ? v_a_addr : ld_a_addr),
@@ -242,8 +259,8 @@ module spu_core #(
         .b_rdata_o(b_rdata),
         .we_i    (dr_we || host_wr || v_we),
         .waddr_i (dr_we ? dr_waddr : v_we ? v_waddr : host_addr[AW-1:OFF]),
-        .wdata_i (dr_we ? dr_wdata : v_we ? v_wdata : {WORD_BYTES{spad_req_wdata_i}}),
-        .wbe_i   (dr_we ? dr_wbe : v_we ? {WORD_BYTES{1'b1}} : host_be)
+        .wdata_i (dr_we ? dr_wdata : o_wdata),
+        .wbe_i   (dr_we ? dr_wbe : o_wbe)
 `ifdef SPU_CORE_CLOCK_GATE
         , .core_clk_i(core_clk), .h_re_i(host_rd), .h_addr_i(host_addr[AW-1:OFF]), .h_rdata_o(host_rdata)
 `endif
@@ -388,8 +405,7 @@ module spu_core #(
 
     // ---- performance counters -------------------------------------------------------------
     // DRAIN_MAX: the longest drain (int32 out) of spu_drain_unit
-    localparam integer DRAIN_MAX = ROWS * (COLS / DRAIN_LANES)
-                                 * ((DRAIN_LANES * 4 + WORD_BYTES - 1) / WORD_BYTES);
+    localparam integer DRAIN_MAX = ROWS * (COLS / DRAIN_LANES);
     // Events of counters 1..6 reach the counters one cycle late (a register
     // stage for timing: the sequencer's EXEC decision no longer runs into the
     // counter adders). Exact wherever the ISA looks: they come from EXEC/MM

@@ -6,19 +6,22 @@
 // shadow_q in the cycle the tile clears; go_i (the cycle the
 // wave reaches the last tile) takes the cfg in/out/shift/round/relu/ovf and
 // the destination (base_i, row stride stride_i: aligned, range-checked by the
-// sequencer). From the next cycle the unit writes one scratchpad word per
-// cycle through we_o/waddr_o/wdata_o/wbe_o for exactly cycles_o cycles, the
-// figure docs/isa.md charges:
-//   ROWS * (COLS / LANES) * ceil(LANES * bytes(out) / WORD_BYTES).
+// sequencer). From the next cycle the unit writes one group per cycle through
+// we_o/waddr_o/wdata_o/wbe_o for exactly cycles_o cycles, the figure
+// docs/isa.md charges for every out:
+//   ROWS * (COLS / LANES).
 // LANES (a power of two dividing COLS; the INFO record's drain_lanes) is the
 // number of accumulators leaving per cycle: a row leaves as COLS/LANES groups
 // of LANES elements, each through a spu_output_pipe (bias, relu, one
 // rounding to cfg out: docs/numerics.md "Output pipeline").
 // Packing (every out size S = 1, 2 or 4 bytes): element j of a row is bytes
 // S*j .. S*j+S-1 of the row, little-endian. A group is LANES*S bytes: when
-// that is a word or more, ceil(LANES*S/WORD_BYTES) whole words (a small
-// chunk select); when less, one write at its byte lanes of the word
-// (group * LANES*S) / WORD_BYTES.
+// that is a word or more, LANES*S/WORD_BYTES consecutive whole words in one
+// write (WR_WORDS = max(1, LANES*4/WORD_BYTES) words wide: word w of the
+// write at waddr_o + w, its bytes at wdata_o[w*WORD_BYTES*8 ..], enables
+// wbe_o[w*WORD_BYTES ..]; spu_spad's banks take them in one cycle); when
+// less, one write at its byte lanes of the word (group * LANES*S) /
+// WORD_BYTES.
 // Data reach the byte lanes by plain wiring (every group byte is copied to
 // every lane it can land on) and the byte enables pick the lanes. Groups
 // leave by shifting shadow_q down LANES elements (no ROWS*COLS:1 mux).
@@ -38,7 +41,9 @@ module spu_drain_unit #(
     parameter integer AW         = 18,
     parameter integer ACC_W      = 32,     // accumulator width (spu_array)
     parameter integer SLOT_W     = 32,     // bits per tile on acc_i (spu_array)
-    parameter integer OFF        = $clog2(WORD_BYTES)
+    parameter integer OFF        = $clog2(WORD_BYTES),
+    // words per write: the widest group (int32 / f32 out)
+    parameter integer WR_WORDS   = (LANES * 4 > WORD_BYTES) ? LANES * 4 / WORD_BYTES : 1
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -64,25 +69,18 @@ module spu_drain_unit #(
     output wire                    free_o,
     output wire                    we_o,
     output wire [AW-OFF-1:0]       waddr_o,    // word address
-    output wire [WORD_BYTES*8-1:0] wdata_o,
-    output wire [WORD_BYTES-1:0]   wbe_o
+    output wire [WR_WORDS*WORD_BYTES*8-1:0] wdata_o,
+    output wire [WR_WORDS*WORD_BYTES-1:0]   wbe_o
 );
 `include "spu_isa.vh"
     localparam integer WB    = WORD_BYTES;
+    localparam integer NWB   = WR_WORDS * WB;              // bytes per write
     localparam integer G     = COLS / LANES;              // groups per row
     localparam integer GW    = (G > 1) ? $clog2(G) : 1;
-    // per out size S = 1 << k (k = 0, 1, 2): words per group (CHG) and drain length
-    localparam integer CHG0  = (LANES * 1 >= WB) ? LANES * 1 / WB : 1;
-    localparam integer CHG1  = (LANES * 2 >= WB) ? LANES * 2 / WB : 1;
-    localparam integer CHG2  = (LANES * 4 >= WB) ? LANES * 4 / WB : 1;
-    localparam integer CHW   = (CHG2 > 1) ? $clog2(CHG2) : 1;
-    localparam integer D0    = ROWS * G * CHG0;
-    localparam integer D1    = ROWS * G * CHG1;
-    localparam integer D2    = ROWS * G * CHG2;
-    localparam integer RW    = $clog2(D2 + 1);
-    localparam [15:0]  D0_16 = D0[15:0];
-    localparam [15:0]  D1_16 = D1[15:0];
-    localparam [15:0]  D2_16 = D2[15:0];
+    // drain length: one group per cycle, for every out size
+    localparam integer DL    = ROWS * G;
+    localparam integer RW    = $clog2(DL + 1);
+    localparam [15:0]  DL_16 = DL[15:0];
     localparam integer GM1   = G - 1;
     localparam [GW-1:0]  G_LAST  = GM1[GW-1:0];
     localparam integer GBITS = LANES * ACC_W;
@@ -93,11 +91,10 @@ module spu_drain_unit #(
     wire [1:0] szk = ((out_i == DT_INT32) || (out_i == DT_F32)) ? 2'd2
                    : ((HAS_FP != 0) && ((out_i == DT_BF16) || (out_i == DT_F16))) ? 2'd1 : 2'd0;
 
-    assign cycles_o = (szk == 2'd2) ? D2_16 : (szk == 2'd1) ? D1_16 : D0_16;
+    assign cycles_o = DL_16;
 
     reg [NBITS-1:0]        shadow_q;
     reg [RW-1:0]           rem_q;
-    reg [CHW-1:0]          chunk_q;            // word of the group (whole-word groups)
     reg [GW-1:0]           grp_q;              // group of the row
     reg [AW-OFF-1:0]       row_q, stride_q;    // word addresses (aligned)
     reg [1:0]              sz_q;               // szk of the drain
@@ -114,7 +111,7 @@ module spu_drain_unit #(
     // free_o = (rem_q <= 2), kept in a register that follows rem_q's updates
     // (timing: no compare between rem_q and the tensor unit's launch)
     localparam [RW-1:0] R2 = 2;
-    wire [RW-1:0] rem_go = (szk == 2'd2) ? D2[RW-1:0] : (szk == 2'd1) ? D1[RW-1:0] : D0[RW-1:0];
+    wire [RW-1:0] rem_go = DL[RW-1:0];
     reg free_q;
     always @(posedge clk_i) begin
         if (rst_i)        free_q <= 1'b1;
@@ -128,23 +125,19 @@ module spu_drain_unit #(
     // waiting sync/halt reads two cycles after the last write at the earliest
     reg                    we_q;
     reg [AW-OFF-1:0]       waddr_q;
-    reg [WORD_BYTES*8-1:0] wdata_q;
-    reg [WORD_BYTES-1:0]   wbe_q;
+    reg [NWB*8-1:0]        wdata_q;
+    reg [NWB-1:0]          wbe_q;
     assign busy_o = writing || we_q;
     assign we_o   = we_q;
 
     wire [GBITS-1:0]    frontw = shadow_q[GBITS-1:0];
     wire [31:0] grp32 = {{(32-GW){1'b0}}, grp_q};
-    wire [31:0] chunk32 = {{(32-CHW){1'b0}}, chunk_q};
-    wire [31:0] chg_last = (sz_q == 2'd2) ? CHG2 - 1 : (sz_q == 2'd1) ? CHG1 - 1 : CHG0 - 1;
-    wire grp_done = (chunk32 == chg_last);
-    wire row_done = grp_done && (grp_q == G_LAST);
+    wire row_done = (grp_q == G_LAST);
 
     always @(posedge clk_i) begin
         if (rst_i) begin
             writing_q <= 1'b0;
             rem_q   <= {RW{1'b0}};
-            chunk_q <= {CHW{1'b0}};
             grp_q   <= {GW{1'b0}};
             row_q   <= {(AW-OFF){1'b0}};
             sz_q    <= 2'd0;
@@ -157,7 +150,6 @@ module spu_drain_unit #(
         end else if (go_i) begin
             writing_q <= (rem_go != {RW{1'b0}});
             rem_q   <= rem_go;
-            chunk_q <= {CHW{1'b0}};
             grp_q   <= {GW{1'b0}};
             row_q   <= base_i[AW-1:OFF];
             sz_q    <= szk;
@@ -170,16 +162,11 @@ module spu_drain_unit #(
         end else if (writing) begin
             writing_q <= (rem_q != {{(RW-1){1'b0}}, 1'b1});
             rem_q <= rem_q - {{(RW-1){1'b0}}, 1'b1};
-            if (!grp_done) begin
-                chunk_q <= chunk_q + {{(CHW-1){1'b0}}, 1'b1};
+            if (row_done) begin
+                grp_q <= {GW{1'b0}};
+                row_q <= row_q + stride_q;
             end else begin
-                chunk_q <= {CHW{1'b0}};
-                if (row_done) begin
-                    grp_q <= {GW{1'b0}};
-                    row_q <= row_q + stride_q;
-                end else begin
-                    grp_q <= grp_q + {{(GW-1){1'b0}}, 1'b1};
-                end
+                grp_q <= grp_q + {{(GW-1){1'b0}}, 1'b1};
             end
         end
     end
@@ -188,7 +175,7 @@ module spu_drain_unit #(
     // token launches only when at most two writes are left, free_o)
     // (the capture loop only in a wave's cycles, the shift written in its
     // branch, not as a wire: a Verilated model computes a wire every clock)
-    wire             shift   = writing && grp_done;
+    wire             shift   = writing;
     wire             cap_any = |cap_i;
     integer t;
     always @(posedge clk_i) begin
@@ -450,11 +437,12 @@ module spu_drain_unit #(
         end
     endgenerate
 
-    // ---- the word written this cycle ------------------------------------------
+    // ---- the write formed this cycle -------------------------------------------
     // For each size S: the group's LANES*S bytes (element i at bytes S*i..),
-    // the word's bytes and enables, and the word of the row it goes to.
-    wire [WB*8-1:0]   wd_k [0:2];
-    wire [WB-1:0]     be_k [0:2];
+    // the write's bytes and enables (NWB = WR_WORDS words), and the word of
+    // the row its first word goes to.
+    wire [NWB*8-1:0]  wd_k [0:2];
+    wire [NWB-1:0]    be_k [0:2];
     wire [31:0]       wo_k [0:2];
     genvar k, i;
     generate
@@ -468,21 +456,17 @@ module spu_drain_unit #(
             for (i = 0; i < LANES; i = i + 1) begin : g_el
                 assign gbytes[i*S*8 +: S*8] = el[i*32 +: S*8];
             end
-            reg [WB*8-1:0] wd;
-            reg [WB-1:0]   be;
-            integer b, c;
+            reg [NWB*8-1:0] wd;
+            reg [NWB-1:0]   be;
+            integer b;
             always @* begin
-                wd = {WB*8{1'b0}};
-                be = {WB{1'b0}};
-                c  = 0;            // loop variables assigned on every path: no latch
-                for (b = 0; b < WB; b = b + 1) begin
+                wd = {NWB*8{1'b0}};
+                be = {NWB{1'b0}};
+                for (b = 0; b < NWB; b = b + 1) begin
                     if (WIDE != 0) begin
-                        for (c = 0; c < CHG; c = c + 1)
-                            if (chunk_q == c[CHW-1:0]) begin
-                                be[b] = 1'b1;
-                                wd[b*8 +: 8] = gbytes[(((c * WB + b) < GB) ? (c * WB + b) : 0)*8 +: 8];
-                            end
-                    end else begin
+                        be[b] = (b < GB);
+                        wd[b*8 +: 8] = gbytes[((b < GB) ? b : 0)*8 +: 8];
+                    end else if (b < WB) begin
                         be[b] = ((b / GB) == (grp32 % PW));
                         wd[b*8 +: 8] = gbytes[(b % GB)*8 +: 8];
                     end
@@ -490,14 +474,14 @@ module spu_drain_unit #(
             end
             assign wd_k[k] = wd;
             assign be_k[k] = be;
-            assign wo_k[k] = (WIDE != 0) ? grp32 * CHG + chunk32 : grp32 / PW;
+            assign wo_k[k] = (WIDE != 0) ? grp32 * CHG : grp32 / PW;
         end
     endgenerate
-    wire [WB*8-1:0] wdata  = sz_q[1] ? wd_k[2] : sz_q[0] ? wd_k[1] : wd_k[0];
-    wire [WB-1:0]   wbe    = sz_q[1] ? be_k[2] : sz_q[0] ? be_k[1] : be_k[0];
-    wire [31:0]     woff32 = sz_q[1] ? wo_k[2] : sz_q[0] ? wo_k[1] : wo_k[0];
+    wire [NWB*8-1:0] wdata  = sz_q[1] ? wd_k[2] : sz_q[0] ? wd_k[1] : wd_k[0];
+    wire [NWB-1:0]   wbe    = sz_q[1] ? be_k[2] : sz_q[0] ? be_k[1] : be_k[0];
+    wire [31:0]      woff32 = sz_q[1] ? wo_k[2] : sz_q[0] ? wo_k[1] : wo_k[0];
     wire [AW-OFF-1:0] woff = woff32[AW-OFF-1:0];
-    wire [31-(AW-OFF):0] unused_woff = woff32[31:AW-OFF];   // below G*CHG
+    wire [31-(AW-OFF):0] unused_woff = woff32[31:AW-OFF];   // below G*WR_WORDS
 
     always @(posedge clk_i) begin
         if (rst_i) we_q <= 1'b0;
@@ -508,9 +492,9 @@ module spu_drain_unit #(
             // the lanes and the packing of wd_k, evaluated only in a cycle that
             // forms a word (wdata_o matters only with we_o)
             // the word: the lanes on the front group, packed as wd_k above
-            function [WB*8-1:0] fn_word(input [GBITS-1:0] fw, input [LANES*4-1:0] ff,
-                                        input [COLS*BW-1:0] ba, input b8, input [31:0] gr,
-                                        input [31:0] ch, input [1:0] sz);
+            function [NWB*8-1:0] fn_word(input [GBITS-1:0] fw, input [LANES*4-1:0] ff,
+                                         input [COLS*BW-1:0] ba, input b8, input [31:0] gr,
+                                         input [1:0] sz);
                 reg [LANES*32-1:0] elv;
                 reg [63:0]         b64;
                 integer l, zk, b, j;
@@ -524,47 +508,47 @@ module spu_drain_unit #(
                     end
                     // per element size 1 << zk: the sizes are constants in each
                     // branch (no divider when synthesized)
-                    fn_word = {WB*8{1'b0}};
+                    fn_word = {NWB*8{1'b0}};
                     for (zk = 0; zk < 3; zk = zk + 1)
                         if ((sz[1] ? 2 : sz[0] ? 1 : 0) == zk)
-                            for (b = 0; b < WB; b = b + 1) begin
+                            for (b = 0; b < NWB; b = b + 1) begin
                                 if ((LANES << zk) >= WB)
-                                    j = ((ch * WB + b) < (LANES << zk)) ? (ch * WB + b) : 0;
+                                    j = (b < (LANES << zk)) ? b : 0;
                                 else
                                     j = b % (LANES << zk);
-                                fn_word[b*8 +: 8] = elv[(j >> zk) * 32 + (j & ((1 << zk) - 1)) * 8 +: 8];
+                                if (b < (LANES << zk) || b < WB)
+                                    fn_word[b*8 +: 8] = elv[(j >> zk) * 32 + (j & ((1 << zk) - 1)) * 8 +: 8];
                             end
                 end
             endfunction
             // the byte enables and the word of the row, as be_k / wo_k above
-            function [WB-1:0] fn_be(input [31:0] gr, input [1:0] sz);
+            function [NWB-1:0] fn_be(input [31:0] gr, input [1:0] sz);
                 integer zk, b;
                 begin
-                    fn_be = {WB{1'b0}};
+                    fn_be = {NWB{1'b0}};
                     for (zk = 0; zk < 3; zk = zk + 1)
                         if ((sz[1] ? 2 : sz[0] ? 1 : 0) == zk)
-                            for (b = 0; b < WB; b = b + 1)
-                                fn_be[b] = ((LANES << zk) >= WB)
-                                        || ((b / (LANES << zk)) == (gr & ((WB / (LANES << zk)) - 1)));
+                            for (b = 0; b < NWB; b = b + 1)
+                                fn_be[b] = ((LANES << zk) >= WB) ? (b < (LANES << zk))
+                                        : (b < WB) && ((b / (LANES << zk)) == (gr & ((WB / (LANES << zk)) - 1)));
                 end
             endfunction
             // (group bytes and words are powers of two: log2(LANES * S / WB))
             localparam integer LLOG = $clog2(LANES);
-            function [AW-OFF-1:0] fn_woff(input [GW-1:0] gr, input [CHW-1:0] ch, input [1:0] sz);
-                reg [AW-OFF-1:0] gv, cv;
+            function [AW-OFF-1:0] fn_woff(input [GW-1:0] gr, input [1:0] sz);
+                reg [AW-OFF-1:0] gv;
                 integer lg;
                 begin
                     gv = {{(AW-OFF-GW){1'b0}}, gr};
-                    cv = {{(AW-OFF-CHW){1'b0}}, ch};
                     lg = LLOG + (sz[1] ? 2 : sz[0] ? 1 : 0) - OFF;
-                    fn_woff = (lg >= 0) ? (gv << lg) + cv : gv >> (0 - lg);
+                    fn_woff = (lg >= 0) ? (gv << lg) : gv >> (0 - lg);
                 end
             endfunction
             always @(posedge clk_i)
                 if (writing) begin
-                    wdata_q <= fn_word(frontw, frontf, bias_all, b8_all, grp32, chunk32, sz_q);
+                    wdata_q <= fn_word(frontw, frontf, bias_all, b8_all, grp32, sz_q);
                     wbe_q   <= fn_be(grp32, sz_q);
-                    waddr_q <= row_q + fn_woff(grp_q, chunk_q, sz_q);
+                    waddr_q <= row_q + fn_woff(grp_q, sz_q);
                 end
             wire unused_wd = &{1'b0, wdata, el, wbe, woff};
         end else begin : g_wd

@@ -10,6 +10,17 @@
 // (byte address / WORD_BYTES), WA bits.
 // Geometry must be powers of two with SPAD_BANKS >= 2.
 //
+// WR_WORDS > 1 (a power of two; the drain unit's widest group, spu_core):
+// the write port takes WR_WORDS consecutive words in one cycle, word w at
+// waddr_i + w with its bytes at wdata_i[w*WORD_BYTES*8 ..] and enables
+// wbe_i[w*WORD_BYTES ..] (a word with no enable is not written; the words
+// may lie in two banks). Each bank is then WR_WORDS word-interleaved
+// sub-banks (sub-bank = word address mod WR_WORDS), so any WR_WORDS
+// consecutive words are in different sub-banks; a read reads every sub-bank
+// of its bank at the word's row and keeps the one it addressed. Reads and
+// their timing are unchanged. WR_WORDS = 1 is the plain bank above (the
+// boards).
+//
 // SPRAM = 1 (the iCEBreaker: docs/rtl.md "Scratchpad in SPRAM"): each bank is
 // one spu_spram (WORD_BYTES / 2 UP5K SPRAM blocks side by side, a bank at
 // most 16K words), a SINGLE port: one read or one write per cycle. A write
@@ -23,6 +34,7 @@ module spu_spad #(
     parameter integer SPAD_BYTES = 262144,
     parameter integer SPAD_BANKS = 4,
     parameter integer SPRAM      = 0,     // 1: banks in UP5K SPRAM (single port)
+    parameter integer WR_WORDS   = 1,     // words per write (sub-banks per bank); SPRAM needs 1
     parameter integer WA         = $clog2(SPAD_BYTES / WORD_BYTES)
 ) (
     input  wire                    clk_i,
@@ -34,8 +46,8 @@ module spu_spad #(
     output wire [WORD_BYTES*8-1:0] b_rdata_o,
     input  wire                    we_i,
     input  wire [WA-1:0]           waddr_i,
-    input  wire [WORD_BYTES*8-1:0] wdata_i,
-    input  wire [WORD_BYTES-1:0]   wbe_i
+    input  wire [WR_WORDS*WORD_BYTES*8-1:0] wdata_i,
+    input  wire [WR_WORDS*WORD_BYTES-1:0]   wbe_i
 `ifdef SPU_CORE_CLOCK_GATE
     ,
     // simulation with the core clock gate only (spu_spad_bank_gated): ports
@@ -82,9 +94,75 @@ module spu_spad #(
             $finish;
         end
 `endif
+    initial
+        if (WR_WORDS > 1 && SPRAM != 0) begin
+            $display("spu_spad: WR_WORDS > 1 needs SPRAM = 0");
+            $finish;
+        end
 
-    genvar g;
+    genvar g, r;
     generate
+        if (WR_WORDS > 1) begin : g_wide
+            // sub-bank r of bank g takes the write's word l = (r - waddr) mod
+            // WR_WORDS, at row (its word address) / WR_WORDS of the bank
+            localparam integer LG  = $clog2(WR_WORDS);
+            localparam integer SAW = BAW - LG;
+            wire [LG-1:0] w_lo = waddr_i[LG-1:0];
+            wire unused_w_bank = &{1'b0, w_bank};   // each word's own bank is used
+            for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
+                wire a_hit = a_re_i && (a_bank == g[BKW-1:0]);
+                wire b_hit = b_re_i && (b_bank == g[BKW-1:0]);
+                wire [BAW-1:0] r_addr = a_hit ? a_addr_i[BAW-1:0] : b_addr_i[BAW-1:0];
+                reg  [LG-1:0]  r_sel_q;           // sub-bank of the last read
+                always @(posedge rd_clk)
+                    if (a_hit || b_hit) r_sel_q <= r_addr[LG-1:0];
+                wire [WR_WORDS*DW-1:0] sub_rdata;
+                assign bank_rdata[g*DW +: DW] = sub_rdata[r_sel_q*DW +: DW];
+`ifdef SPU_CORE_CLOCK_GATE
+                wire h_hit = h_re_i && (h_bank == g[BKW-1:0]);
+                reg  [LG-1:0] h_sub_q;
+                always @(posedge clk_i)
+                    if (h_hit) h_sub_q <= h_addr_i[LG-1:0];
+                wire [WR_WORDS*DW-1:0] sub_h_rdata;
+                assign bank_h_rdata[g*DW +: DW] = sub_h_rdata[h_sub_q*DW +: DW];
+`endif
+                for (r = 0; r < WR_WORDS; r = r + 1) begin : g_sub
+                    localparam [LG-1:0]   RL = r;
+                    wire [LG-1:0]         l  = RL - w_lo;          // the write's word for this sub-bank
+                    wire [WA-1:0]         wa = waddr_i + {{(WA-LG){1'b0}}, l};
+                    wire [WORD_BYTES-1:0] be = wbe_i[l*WORD_BYTES +: WORD_BYTES];
+                    wire w_hit = we_i && (be != {WORD_BYTES{1'b0}}) && (wa[WA-1 -: BKW] == g[BKW-1:0]);
+                    wire unused_wa = &{1'b0, wa[LG-1:0]};   // = r
+`ifdef SPU_CORE_CLOCK_GATE
+                    spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << SAW)) u_ram (
+                        .clk_i    (clk_i),
+                        .core_clk_i(core_clk_i),
+                        .we_i     (w_hit),
+                        .wbe_i    (be),
+                        .waddr_i  (wa[BAW-1:LG]),
+                        .wdata_i  (wdata_i[l*DW +: DW]),
+                        .re_i     (a_hit || b_hit),
+                        .raddr_i  (r_addr[BAW-1:LG]),
+                        .rdata_o  (sub_rdata[r*DW +: DW]),
+                        .h_re_i   (h_hit),
+                        .h_raddr_i(h_addr_i[BAW-1:LG]),
+                        .h_rdata_o(sub_h_rdata[r*DW +: DW])
+                    );
+`else
+                    spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << SAW)) u_ram (
+                        .clk_i  (clk_i),
+                        .we_i   (w_hit),
+                        .wbe_i  (be),
+                        .waddr_i(wa[BAW-1:LG]),
+                        .wdata_i(wdata_i[l*DW +: DW]),
+                        .re_i   (a_hit || b_hit),
+                        .raddr_i(r_addr[BAW-1:LG]),
+                        .rdata_o(sub_rdata[r*DW +: DW])
+                    );
+`endif
+                end
+            end
+        end else
         for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
             wire a_hit = a_re_i && (a_bank == g[BKW-1:0]);
             wire b_hit = b_re_i && (b_bank == g[BKW-1:0]);
