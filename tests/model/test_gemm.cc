@@ -57,7 +57,8 @@ TEST(GemmModel, ShapeSweep)
 // a token that would go later riding with the next mm takes its own slot
 // instead. Same results; cycles <= those of the one-entry queue on every
 // shape, strictly fewer when several blocks stream back to back (K + conflicts
-// instead of K + conflicts + 2 per block), and equal on a drain-bound one.
+// instead of K + conflicts + 2 per block), and far fewer on a drain-bound one
+// (the chained drain starts as soon as row 0 is captured).
 TEST(GemmModel, ChainedStreamsAreNeverSlower)
 {
     const std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> shapes = {
@@ -74,8 +75,12 @@ TEST(GemmModel, ChainedStreamsAreNeverSlower)
                 EXPECT_EQ(one.cycles, 289u);   // 4 blocks of K + 2
                 EXPECT_EQ(two.cycles, 283u);   // 4 blocks of K, 2 once
             }
-            if (m == 512 && !*geo)             // drain-bound (K = 4 < R + C + D): equal
-                EXPECT_EQ(two.cycles, one.cycles);
+            // drain-bound without chaining (K = 4 < R + C + D - 1: a block every
+            // 23 cycles); chained, the drain starts when row 0 is captured and
+            // the next st launches 9 cycles after the last: under half
+            if (m == 512 && !*geo) {
+                EXPECT_LT(2 * two.cycles, one.cycles);
+            }
         }
     }
 }

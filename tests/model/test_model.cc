@@ -18,7 +18,7 @@ namespace {
 struct Model {
     spu_model *m = nullptr;
     explicit Model(uint32_t rows = 8, uint32_t cols = 8, uint32_t spad = 262144, uint32_t banks = 4,
-                   uint32_t lanes = 0)
+                   uint32_t lanes = 0, uint32_t chain = 1)
     {
         spu_model_config c;
         spu_model_config_default(&c);
@@ -27,6 +27,7 @@ struct Model {
         c.spad_bytes = spad;
         c.spad_banks = banks;
         c.drain_lanes = lanes;
+        c.chain = chain;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
     }
     ~Model() { spu_model_free(m); }
@@ -341,13 +342,26 @@ TEST(ModelTensor, BackToBackStoresStallOnTheDrain)
     auto st = m.run("st r1\nst r2\nsync\nhalt\n", {0, 512});
     ASSERT_EQ(st.state, SPU_STATE_HALTED);
     const uint64_t d = 8;      // 8 rows, a row (4 words of int32) per cycle
-    // docs/isa.md "Tensor unit": st@0 is taken at 1 and launches at 2, its
-    // wave reaches the last tile at G1 = 2 + 16, the drain writes 19..26; the
-    // second st is taken at 3 (no wait: the queue is free), launches when the
-    // drain can take it, st_ready = G1 + d - 1 = 25, G2 = 41; sync@4 waits
-    // until drain_done = G2 + d - 1 = 48 (EXEC from 5: 43 cycles); halt@49.
-    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), 43u);
+    // docs/isa.md "Tensor unit", "Chained streams" (the default model): st@0
+    // is taken at 1 and goes alone at W1 = 2 (nothing behind it is an mm);
+    // its drain starts when row 0 is captured, S1 = W1 + 8 + 1 = 11, and
+    // writes 12..19; the second st is taken at 3 and launches at st_ready =
+    // W1 + 1 + max(d, 8) = 11, S2 = 20, drain_done = S2 + d - 1 = 27, its wave
+    // passes the last tile at G2 = 11 + 16 = 27: sync@4 waits until
+    // max(G2 + 1, 27) = 28 (EXEC from 5: 23 cycles); halt@29.
+    EXPECT_EQ(spu_model_st_gap(spu_model_get_config(m.m)), 9u);
+    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), 23u);
     EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), 2 * d);
+    EXPECT_EQ(st.cycles, 31u);
+    // without chained streams the drain starts when the wave has passed the
+    // last tile: st@0 launches 2, G1 = 18, writes 19..26; the second st
+    // launches at st_ready = G1 + d - 1 = 25, G2 = 41; sync waits until
+    // drain_done = G2 + d - 1 = 48 (43 cycles); halt@49
+    Model n(8, 8, 262144, 4, 0, 0);
+    st = n.run("st r1\nst r2\nsync\nhalt\n", {0, 512});
+    ASSERT_EQ(st.state, SPU_STATE_HALTED);
+    EXPECT_EQ(n.cnt(SPU_CNT_STALL_DRAIN), 43u);
+    EXPECT_EQ(n.cnt(SPU_CNT_DRAIN_BUSY), 2 * d);
     EXPECT_EQ(st.cycles, 51u);
 }
 

@@ -1109,8 +1109,10 @@ TEST_P(RtlCore, BackToBackMmWithAndWithoutSt)
 //   launch at 10+K, mm2's last step 10+2K, st2 alone at 11+2K, halt after
 //   its wave: 13 + 2K + R + C (one-entry queue: st1 11+K, mm2 12+K, st2
 //   13+2K: 15 + 2K + R + C).
-//   sync: st1 alone at 11+K, G1 = 11+K+R+C; sync ends at G1 + D - 1; mm2
-//   launches G1+D+2; st2 after its last step: 16 + 2K + 2(R + C) + D.
+//   sync: st1 alone at 11+K, G1 = 11+K+R+C; sync ends at G1 + D - 1 (with
+//   chained streams max(G1 + 1, G1 - R + D): the drain starts at G1 - R + 1);
+//   mm2 launches 3 later; st2 after its last step: 16 + 2K + 2(R + C) + D
+//   (chained: 19 + 2K + 2(R + C) + max(1, D - R)).
 TEST_P(RtlCore, TokenTravelsWithTheNextMmUnlessSomethingWaitsBetween)
 {
     const uint32_t K = 100, R = g.rows, C = g.cols;
@@ -1126,8 +1128,12 @@ TEST_P(RtlCore, TokenTravelsWithTheNextMmUnlessSomethingWaitsBetween)
         differential(p, mem, {}, 1024 + 2 * R * C * 4, 0, with_sync ? "mm st sync mm st" : "mm st mm st");
         ASSERT_EQ(core->state(), SPU_STATE_HALTED);
         const uint64_t cyc = core->counter(SPU_CNT_CYCLES);
+        // the sync ends at G1 + D - 1; with chained streams the drain starts
+        // when row 0 is captured, R - 1 cycles before G1, and the sync ends
+        // at max(G1 + 1, G1 - R + D)
+        const uint64_t sync_end = g.chain ? std::max<uint64_t>(1, D > R ? D - R : 0) : D - 1;
         if (with_sync)
-            EXPECT_EQ(cyc, 18 + 2 * K + 2 * (R + C) + D);   // (the addi after the sync: 2 more)
+            EXPECT_EQ(cyc, 19 + 2 * K + 2 * (R + C) + sync_end);   // (the addi after the sync: 2 more)
         else if (!g.spram)
             EXPECT_EQ(cyc, 2 * K + R + C + (g.chain ? 13 : 15));
         // both blocks: A x B and B x A of the same panels
@@ -1300,12 +1306,16 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
     bool pend = false;               // an st's token whose launch is not decided yet
     uint64_t pend_alone = 0, pend_base = 0, pend_D = 0;
     auto queued = [&](uint64_t L) { launch_prev = launch; launch = L; };
-    auto wave = [&](uint64_t W, uint64_t D) {    // an st's token in slot W
-        const uint64_t G = W + R + C;
+    // an st's token in slot W; its drain starts at S (chained streams: when
+    // row 0 is captured) and the next st launches from W + 1 + max(D, C +
+    // (R - 1) * (C / lanes - 1)) ("Chained streams")
+    auto wave = [&](uint64_t W, uint64_t D) {
+        const uint64_t G = W + R + C, S = g.chain ? W + C + 1 : G;
+        const uint64_t gr = C / g.drain_lanes, h = C + (R - 1) * (gr - 1);
         idle = std::max(idle, G + 1);
-        st_ready = std::max(G + 1, G + D - 1);
-        drain_done = G + D - 1;
-        drain_idle = G + D + 2;
+        st_ready = g.chain ? W + 1 + std::max(D, h) : std::max(G + 1, G + D - 1);
+        drain_done = S + D - 1;
+        drain_idle = S + D + 2;
     };
     auto settle = [&]() {                       // the pending token goes alone
         if (!pend) return;
@@ -1378,6 +1388,35 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
     EXPECT_GT(stall, 0u);
     EXPECT_EQ(core->counter(SPU_CNT_DRAIN_BUSY), busy);
     EXPECT_GE(core->counter(SPU_CNT_MAC_ACTIVE) * R * C, macs);
+}
+
+// Chained streams: the drain starts when the wave has captured row 0 and
+// the next st's token may follow 1 + max(D, C + (R-1)(C/L - 1)) cycles after
+// the last (docs/isa.md "Chained streams"), so with K = 2 two st waves are in
+// the array at once and the drain writes one block while the next wave
+// captures the tiles it has already read. Results, counters and cycles
+// against the model; the blocks come faster than the old rule's one st per
+// R + C + D - 1 cycles would allow.
+TEST_P(RtlCore, ChainedDrainOverlapsTheNextWave)
+{
+    if (!g.chain) GTEST_SKIP() << "no chained streams in this build";
+    const uint32_t R = g.rows, C = g.cols, N = 12, K = 2;
+    std::mt19937 rng(99);
+    std::vector<uint8_t> mem(2048 + N * R * C * 4);
+    for (auto &v : mem) v = (uint8_t)rng();
+    std::vector<uint8_t> hi(N * K * WB);
+    for (auto &v : hi) v = (uint8_t)rng();
+    for (unsigned out : {SPU_DTYPE_INT32, SPU_DTYPE_INT8}) {
+        std::vector<uint32_t> p = {CFG(out, 3, 0, 0), LI(1, 0), LI(2, (int32_t)BANK), LI(3, (int32_t)K),
+                                   LI(4, 2048), LI(5, (int32_t)N), /*6*/ LOOP(5, 11), MM(1, 2, 3), ST(4),
+                                   ADDI(4, 4, (int32_t)(R * C * 4)), ADDI(2, 2, (int32_t)(K * WB)),
+                                   /*11*/ HALT()};
+        differential(p, mem, {}, (uint32_t)mem.size(), 0, "mm K=2; st", &hi, BANK);
+        ASSERT_EQ(core->state(), SPU_STATE_HALTED);
+        const uint64_t D = drain_cycles(out);
+        EXPECT_LT(core->counter(SPU_CNT_CYCLES), (uint64_t)N * (R + C + D - 1));
+        EXPECT_EQ(core->counter(SPU_CNT_DRAIN_BUSY), N * D);
+    }
 }
 
 TEST_P(RtlCore, DoubleBufferedBlocksMatchModel)

@@ -94,6 +94,11 @@ void spu_model_set_trace(spu_model *m, spu_model_trace_fn fn, void *ctx);
  * rows * (cols / lanes), one group of lanes accumulators per cycle, the same
  * for every out (docs/isa.md `st`). */
 uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype);
+/* Chained streams: cycles from an st's token (its wave's slot W) to the
+ * first cycle the next st may launch, 1 + max(D, cols + (rows - 1) * (cols /
+ * lanes - 1)) (the drain starts when row 0 is captured; docs/isa.md
+ * "Chained streams"). */
+uint32_t spu_model_st_gap(const spu_model_config *cfg);
 /* Requantize one accumulator as st does with out=int8 (docs/isa.md). */
 int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu);
 

@@ -214,6 +214,18 @@ void spu_model_count_link(spu_model *m, uint64_t rx, uint64_t tx)
     m->cnt[SPU_CNT_LINK_TX] += tx;
 }
 
+uint32_t spu_model_st_gap(const spu_model_config *cfg)
+{
+    /* the drain starts at W + C + 1 and reads group g of row i in cycle
+     * W + C + 2 + i*G + g; the next wave captures tile (i, j) at the end of
+     * cycle W' + 2 + i + j: W' >= W + C + (R-1)(G-1) leaves every tile read
+     * first; W' > W + D lets the drain finish before the next one starts */
+    const uint32_t lanes = cfg->drain_lanes ? cfg->drain_lanes : cfg->cols;
+    const uint32_t g = cfg->cols / lanes, d = cfg->rows * g;
+    const uint32_t h = cfg->cols + (cfg->rows - 1) * (g - 1);
+    return 1 + (d > h ? d : h);
+}
+
 uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype)
 {
     /* one group of `lanes` accumulators per cycle, whatever its bytes
@@ -345,16 +357,19 @@ static uint64_t tu_launch(spu_model *m, uint64_t e, int kind)
 
 /* A token's wave, its slot (the cycle it launches alone, or the cycle the
  * first step of the mm it travels with issues) W: it reaches the last tile
- * at G = W + ROWS + COLS; an st's drain writes G+1..G+d. */
+ * at G = W + ROWS + COLS. An st's drain starts at S = G (chain: S = W + COLS
+ * + 1, when row 0 is captured) and writes S+1..S+d; chain: the next st
+ * launches from W + spu_model_st_gap() (docs/isa.md "Chained streams"). */
 static void tok_wave(spu_model *m, int st, uint64_t W, uint64_t d)
 {
     const uint64_t G = W + m->cfg.rows + m->cfg.cols;
     m->tu_idle = max64(m->tu_idle, G + 1);
     if (!st)
         return;
-    m->st_ready = max64(G + 1, G + d - 1);
-    m->drain_done = G + d - 1;
-    m->drain_idle = G + d + 2;    /* writes formed G+1..G+d, the last one lands at G+d+1 */
+    const uint64_t S = m->cfg.chain ? W + m->cfg.cols + 1 : G;
+    m->st_ready = m->cfg.chain ? W + spu_model_st_gap(&m->cfg) : max64(G + 1, G + d - 1);
+    m->drain_done = S + d - 1;
+    m->drain_idle = S + d + 2;    /* writes formed S+1..S+d, the last one lands at S+d+1 */
 }
 
 /* chain: the pending token goes alone, in its own slot (no mm behind it in

@@ -89,7 +89,7 @@ typedef struct piece_cost {
 typedef struct tu_time {
     int chain;
     uint64_t launch, launch_prev, engine, mmfree, last, idle, st_ready, drain_idle;
-    uint64_t RC, D;
+    uint64_t RC, C, D, gap;           /* gap: chain, st token to the next st's launch */
     int tok_pending;                  /* chain: an st's token not launched yet */
     uint64_t tok_alone, tok_base;
 } tu_time;
@@ -114,13 +114,14 @@ static void tu_queued(tu_time *u, uint64_t L)
 }
 
 /* An st's token in slot W: the wave reaches the last tile at G = W + R + C,
- * the drain writes G+1 .. G+D. */
+ * the drain starts at S = G (chain: W + C + 1, row 0 captured) and writes
+ * S+1 .. S+D; chain: the next st launches from W + gap. */
 static void st_wave(tu_time *u, uint64_t W)
 {
-    const uint64_t G = W + u->RC;
+    const uint64_t G = W + u->RC, S = u->chain ? W + u->C + 1 : G;
     u->idle = max64(u->idle, G + 1);
-    u->st_ready = max64(G + 1, G + u->D - 1);
-    u->drain_idle = G + u->D + 2;
+    u->st_ready = u->chain ? W + u->gap : max64(G + 1, G + u->D - 1);
+    u->drain_idle = S + u->D + 2;
 }
 
 /* chain: the pending token goes alone in its own slot. */
@@ -202,7 +203,13 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
     memset(&u, 0, sizeof u);
     u.chain = hw->chain && !hw->spram;
     u.RC = (uint64_t)hw->rows + hw->cols;
+    u.C = hw->cols;
     u.D = kn->D;
+    {
+        const uint64_t L = hw->drain_lanes ? hw->drain_lanes : hw->cols, g = hw->cols / L;
+        const uint64_t h = hw->cols + (uint64_t)(hw->rows - 1) * (g - 1);
+        u.gap = 1 + max64(u.D, h);      /* spu_model_st_gap, docs/isa.md "Chained streams" */
+    }
     const uint64_t bs = hw->spad_bytes / hw->spad_banks;
     const uint64_t outer = kn->bias ? nbi : mbi, inner = kn->bias ? mbi : nbi;
     uint64_t T = kn->bias ? COST_CFG + 2 * COST_LI + COST_ADDI + COST_LOOP

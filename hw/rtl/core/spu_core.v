@@ -326,14 +326,34 @@ module spu_core #(
     // Verilated model evaluates what mixes the clocks on every edge of
     // either (docs/sim.md "Speed")
     wire [ROWS*COLS-1:0] wave_clr = wave_tok | {(ROWS*COLS){run_go}};
-    wire drain_go = toks_q[NW-1];
+    // CHAIN: the drain starts when row 0 is captured (cycle L + COLS + 1),
+    // reading the groups in place (spu_drain_unit EARLY) while the wave goes
+    // on through the later rows; otherwise when the wave has passed the last tile
+    wire drain_go = (CHAIN != 0) ? toks_q[COLS] : toks_q[NW-1];
     // (toks_q == 0) kept in a register (timing: the launch decision of the
     // tensor unit starts from flip-flops)
     reg toks_zero_q;
     always @(posedge core_clk)
         if (rst_i || stop_i) toks_zero_q <= 1'b1;
         else                 toks_zero_q <= (toks_q[NW-2:0] == {(NW-1){1'b0}}) && !tok_st;
-    wire drain_ok = toks_zero_q && drain_free;
+    // CHAIN: the next st's token may launch ST_GAP cycles after the last one:
+    // the drain (go at L + COLS + 1, group g of row i read in cycle L + COLS
+    // + 2 + i*DG + g) has read every tile the new wave captures (tile (i,j) at
+    // the end of cycle L' + 2 + i + j: L' >= L + COLS + (ROWS-1)(DG-1)) and
+    // has written its last group before the next go (L' > L + DL); docs/isa.md
+    // "Chained streams". Otherwise: no st token in the array and the drain free.
+    localparam integer DG     = COLS / DRAIN_LANES;
+    localparam integer DL     = ROWS * DG;
+    localparam integer DH     = COLS + (ROWS - 1) * (DG - 1);
+    localparam integer ST_GAP = 1 + ((DL > DH) ? DL : DH);
+    localparam integer SGW    = $clog2(ST_GAP + 1);
+    localparam [SGW-1:0] SG_MAX = ST_GAP[SGW-1:0];
+    reg [SGW-1:0] st_since_q;             // cycles since the last st token, up to ST_GAP
+    always @(posedge core_clk)
+        if (rst_i || stop_i)            st_since_q <= SG_MAX;
+        else if (tok_st)                st_since_q <= {{(SGW-1){1'b0}}, 1'b1};
+        else if (st_since_q != SG_MAX)  st_since_q <= st_since_q + {{(SGW-1){1'b0}}, 1'b1};
+    wire drain_ok = (CHAIN != 0) ? (st_since_q == SG_MAX) : (toks_zero_q && drain_free);
     // SPAD_SPRAM: a bank does one read OR one write per cycle, so an mm's
     // stream never overlaps a drain's writes: the mm launches once no st
     // token is in the array and the drain unit writes no more (the cycle
@@ -369,7 +389,7 @@ module spu_core #(
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
-                     .ACC_W(ACC_W), .SLOT_W(ACC_SLOT)) u_drain (
+                     .ACC_W(ACC_W), .SLOT_W(ACC_SLOT), .EARLY(CHAIN)) u_drain (
         .clk_i(core_clk), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs),
         .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
         .bias_clr_i(run_go), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),

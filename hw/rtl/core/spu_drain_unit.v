@@ -28,6 +28,12 @@
 // LANES = COLS (the default) writes a row per cycle; the boards use 1 (one
 // output pipe instead of COLS; st's drain takes COLS times longer and runs
 // behind the next mm).
+// EARLY = 1 (chained streams, spu_core CHAIN): go_i comes when the wave has
+// captured row 0 (spu_core), while the later rows are still being captured;
+// the groups are then read in place, group n of the block at shadow_q's
+// group n (an index, no shift), so a capture never meets a shift. spu_core
+// launches the next st's token only when every tile it captures has been
+// read and this drain is done (docs/isa.md "Chained streams").
 // busy_o: a write happens this cycle. free_o: at most this cycle's write and
 // the next are left: a waiting sync/halt may complete now, the next st's
 // token may launch (its wave captures two cycles later, after the last
@@ -43,7 +49,8 @@ module spu_drain_unit #(
     parameter integer SLOT_W     = 32,     // bits per tile on acc_i (spu_array)
     parameter integer OFF        = $clog2(WORD_BYTES),
     // words per write: the widest group (int32 / f32 out)
-    parameter integer WR_WORDS   = (LANES * 4 > WORD_BYTES) ? LANES * 4 / WORD_BYTES : 1
+    parameter integer WR_WORDS   = (LANES * 4 > WORD_BYTES) ? LANES * 4 / WORD_BYTES : 1,
+    parameter integer EARLY      = 0       // 1: groups read in place (see above)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -95,6 +102,7 @@ module spu_drain_unit #(
 
     reg [NBITS-1:0]        shadow_q;
     reg [RW-1:0]           rem_q;
+    reg [RW-1:0]           gi_q;               // EARLY: the group of the block written next
     reg [GW-1:0]           grp_q;              // group of the row
     reg [AW-OFF-1:0]       row_q, stride_q;    // word addresses (aligned)
     reg [1:0]              sz_q;               // szk of the drain
@@ -130,7 +138,8 @@ module spu_drain_unit #(
     assign busy_o = writing || we_q;
     assign we_o   = we_q;
 
-    wire [GBITS-1:0]    frontw = shadow_q[GBITS-1:0];
+    wire [31:0]         gi32   = {{(32-RW){1'b0}}, gi_q};
+    wire [GBITS-1:0]    frontw = (EARLY != 0) ? shadow_q[gi32*GBITS +: GBITS] : shadow_q[GBITS-1:0];
     wire [31:0] grp32 = {{(32-GW){1'b0}}, grp_q};
     wire row_done = (grp_q == G_LAST);
 
@@ -138,6 +147,7 @@ module spu_drain_unit #(
         if (rst_i) begin
             writing_q <= 1'b0;
             rem_q   <= {RW{1'b0}};
+            gi_q    <= {RW{1'b0}};
             grp_q   <= {GW{1'b0}};
             row_q   <= {(AW-OFF){1'b0}};
             sz_q    <= 2'd0;
@@ -150,6 +160,7 @@ module spu_drain_unit #(
         end else if (go_i) begin
             writing_q <= (rem_go != {RW{1'b0}});
             rem_q   <= rem_go;
+            gi_q    <= {RW{1'b0}};
             grp_q   <= {GW{1'b0}};
             row_q   <= base_i[AW-1:OFF];
             sz_q    <= szk;
@@ -162,6 +173,7 @@ module spu_drain_unit #(
         end else if (writing) begin
             writing_q <= (rem_q != {{(RW-1){1'b0}}, 1'b1});
             rem_q <= rem_q - {{(RW-1){1'b0}}, 1'b1};
+            gi_q  <= gi_q + {{(RW-1){1'b0}}, 1'b1};
             if (row_done) begin
                 grp_q <= {GW{1'b0}};
                 row_q <= row_q + stride_q;
@@ -175,7 +187,7 @@ module spu_drain_unit #(
     // token launches only when at most two writes are left, free_o)
     // (the capture loop only in a wave's cycles, the shift written in its
     // branch, not as a wire: a Verilated model computes a wire every clock)
-    wire             shift   = writing;
+    wire             shift   = writing && (EARLY == 0);
     wire             cap_any = |cap_i;
     integer t;
     always @(posedge clk_i) begin
@@ -204,7 +216,7 @@ module spu_drain_unit #(
                 end else if (shift) begin
                     fshadow_q <= {{(LANES*4){1'b0}}, fshadow_q[ROWS*COLS*4-1:LANES*4]};
                 end
-            assign frontf = fshadow_q[LANES*4-1:0];
+            assign frontf = (EARLY != 0) ? fshadow_q[gi32*LANES*4 +: LANES*4] : fshadow_q[LANES*4-1:0];
         end else begin : g_no_flags
             assign frontf = {(LANES*4){1'b0}};
         end
@@ -400,9 +412,14 @@ module spu_drain_unit #(
         if (HAS_FP == 0) begin : g_pre
             reg  [LANES*12-1:0] pre_q;
             wire [4:0]          sh_nx = go_i ? shift_i : shift_q;
+            // EARLY: the front group of the next cycle is group gi_nx, in place
+            wire [31:0]         gi_nx = go_i ? 32'd0 : writing ? gi32 + 32'd1 : gi32;
             for (g = 0; g < LANES; g = g + 1) begin : g_pl
                 wire [31:0] cur = shadow_q[g*ACC_W +: 32];
-                wire [31:0] nxt = cap_any ? (cap_i[g] ? acc_i[g*SLOT_W +: 32] : cur)
+                wire [31:0] tn  = gi_nx * LANES + g;
+                wire [31:0] nxt = (EARLY != 0)
+                                ? (cap_i[tn] ? acc_i[tn*SLOT_W +: 32] : shadow_q[tn*ACC_W +: 32])
+                                : cap_any ? (cap_i[g] ? acc_i[g*SLOT_W +: 32] : cur)
                                 : shift ? shadow_q[(LANES + g)*ACC_W +: 32] : cur;
                 wire [11:0] pre;
                 spu_requant_pre u_pre (.acc_i(nxt), .shift_i(sh_nx), .pre_o(pre));
