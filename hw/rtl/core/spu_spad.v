@@ -100,32 +100,44 @@ module spu_spad #(
             $finish;
         end
 
-    genvar g, r;
+    genvar g;
     generate
         if (WR_WORDS > 1) begin : g_wide
             // sub-bank r of bank g takes the write's word l = (r - waddr) mod
             // WR_WORDS, at row (its word address) / WR_WORDS of the bank
             localparam integer LG  = $clog2(WR_WORDS);
-            localparam integer SAW = BAW - LG;
             wire [LG-1:0] w_lo = waddr_i[LG-1:0];
             wire unused_w_bank = &{1'b0, w_bank};   // each word's own bank is used
             for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
                 wire a_hit = a_re_i && (a_bank == g[BKW-1:0]);
                 wire b_hit = b_re_i && (b_bank == g[BKW-1:0]);
                 wire [BAW-1:0] r_addr = a_hit ? a_addr_i[BAW-1:0] : b_addr_i[BAW-1:0];
+`ifdef SPU_CORE_CLOCK_GATE
+                // the simulation: one memory per bank that takes its words of
+                // the write itself (spu_spad_bank_gated)
+                wire unused_w_lo = &{1'b0, w_lo};
+                spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << BAW), .WR_WORDS(WR_WORDS), .BANK(g), .WA(WA)) u_ram (
+                    .clk_i    (clk_i),
+                    .core_clk_i(core_clk_i),
+                    .we_i     (we_i),
+                    .wbe_i    (wbe_i),
+                    .waddr_i  (waddr_i),
+                    .wdata_i  (wdata_i),
+                    .re_i     (a_hit || b_hit),
+                    .raddr_i  (r_addr),
+                    .rdata_o  (bank_rdata[g*DW +: DW]),
+                    .h_re_i   (h_re_i && (h_bank == g[BKW-1:0])),
+                    .h_raddr_i(h_addr_i[BAW-1:0]),
+                    .h_rdata_o(bank_h_rdata[g*DW +: DW])
+                );
+`else
+                localparam integer SAW = BAW - LG;
+                genvar r;
                 reg  [LG-1:0]  r_sel_q;           // sub-bank of the last read
                 always @(posedge rd_clk)
                     if (a_hit || b_hit) r_sel_q <= r_addr[LG-1:0];
                 wire [WR_WORDS*DW-1:0] sub_rdata;
                 assign bank_rdata[g*DW +: DW] = sub_rdata[r_sel_q*DW +: DW];
-`ifdef SPU_CORE_CLOCK_GATE
-                wire h_hit = h_re_i && (h_bank == g[BKW-1:0]);
-                reg  [LG-1:0] h_sub_q;
-                always @(posedge clk_i)
-                    if (h_hit) h_sub_q <= h_addr_i[LG-1:0];
-                wire [WR_WORDS*DW-1:0] sub_h_rdata;
-                assign bank_h_rdata[g*DW +: DW] = sub_h_rdata[h_sub_q*DW +: DW];
-`endif
                 for (r = 0; r < WR_WORDS; r = r + 1) begin : g_sub
                     localparam [LG-1:0]   RL = r;
                     wire [LG-1:0]         l  = RL - w_lo;          // the write's word for this sub-bank
@@ -133,22 +145,6 @@ module spu_spad #(
                     wire [WORD_BYTES-1:0] be = wbe_i[l*WORD_BYTES +: WORD_BYTES];
                     wire w_hit = we_i && (be != {WORD_BYTES{1'b0}}) && (wa[WA-1 -: BKW] == g[BKW-1:0]);
                     wire unused_wa = &{1'b0, wa[LG-1:0]};   // = r
-`ifdef SPU_CORE_CLOCK_GATE
-                    spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << SAW)) u_ram (
-                        .clk_i    (clk_i),
-                        .core_clk_i(core_clk_i),
-                        .we_i     (w_hit),
-                        .wbe_i    (be),
-                        .waddr_i  (wa[BAW-1:LG]),
-                        .wdata_i  (wdata_i[l*DW +: DW]),
-                        .re_i     (a_hit || b_hit),
-                        .raddr_i  (r_addr[BAW-1:LG]),
-                        .rdata_o  (sub_rdata[r*DW +: DW]),
-                        .h_re_i   (h_hit),
-                        .h_raddr_i(h_addr_i[BAW-1:LG]),
-                        .h_rdata_o(sub_h_rdata[r*DW +: DW])
-                    );
-`else
                     spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << SAW)) u_ram (
                         .clk_i  (clk_i),
                         .we_i   (w_hit),
@@ -159,8 +155,8 @@ module spu_spad #(
                         .raddr_i(r_addr[BAW-1:LG]),
                         .rdata_o(sub_rdata[r*DW +: DW])
                     );
-`endif
                 end
+`endif
             end
         end else
         for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
@@ -180,12 +176,14 @@ module spu_spad #(
                 );
             end else begin : g_ebr
 `ifdef SPU_CORE_CLOCK_GATE
-                spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << BAW)) u_ram (
+                // (the bank takes its words of the write itself)
+                wire unused_w_hit = &{1'b0, w_hit};
+                spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << BAW), .BANK(g), .WA(WA)) u_ram (
                     .clk_i    (clk_i),
                     .core_clk_i(core_clk_i),
-                    .we_i     (w_hit),
+                    .we_i     (we_i),
                     .wbe_i    (wbe_i),
-                    .waddr_i  (waddr_i[BAW-1:0]),
+                    .waddr_i  (waddr_i),
                     .wdata_i  (wdata_i),
                     .re_i     (a_hit || b_hit),
                     .raddr_i  (r_addr),
