@@ -658,6 +658,11 @@ module spu_sequencer #(
         if ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) begin : g_pc_bad_ff
             reg  pc_bad_q;
             wire tgt_hi = (tgt[31:UAW] != {(32-UAW){1'b0}});
+            // blt's compare selects last (timing: its carry chains were the
+            // iCEBreaker's critical path into this flip-flop at seed 1 on
+            // e68a398, docs/fpga.md), as for the microcode read address below
+            wire pcb_fast = take_fast ? tgt_hi : fall_q[PW-1];
+            wire pcb_next = take_lt ? tgt_hi : pcb_fast;
             always @(posedge clk_i) begin
                 if (rst_i)
                     pc_bad_q <= 1'b0;
@@ -668,7 +673,7 @@ module spu_sequencer #(
                 else if (mm_kill || restore_q)
                     pc_bad_q <= 1'b0;
                 else if (pc_exec)
-                    pc_bad_q <= taken ? tgt_hi : fall_q[PW-1];
+                    pc_bad_q <= pcb_next;
             end
             assign pc_bad = pc_bad_q;
 `ifndef SYNTHESIS
