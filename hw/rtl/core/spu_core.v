@@ -424,7 +424,7 @@ module spu_core #(
     endgenerate
 
     // ---- performance counters -------------------------------------------------------------
-    // DRAIN_MAX: the longest drain (int32 out) of spu_drain_unit
+    // DRAIN_MAX: the drain length of spu_drain_unit (the same for every out)
     localparam integer DRAIN_MAX = ROWS * (COLS / DRAIN_LANES);
     // Events of counters 1..6 reach the counters one cycle late (a register
     // stage for timing: the sequencer's EXEC decision no longer runs into the
