@@ -348,12 +348,19 @@ module spu_core #(
     localparam integer ST_GAP = 1 + ((DL > DH) ? DL : DH);
     localparam integer SGW    = $clog2(ST_GAP + 1);
     localparam [SGW-1:0] SG_MAX = ST_GAP[SGW-1:0];
-    reg [SGW-1:0] st_since_q;             // cycles since the last st token, up to ST_GAP
-    always @(posedge core_clk)
-        if (rst_i || stop_i)            st_since_q <= SG_MAX;
-        else if (tok_st)                st_since_q <= {{(SGW-1){1'b0}}, 1'b1};
-        else if (st_since_q != SG_MAX)  st_since_q <= st_since_q + {{(SGW-1){1'b0}}, 1'b1};
-    wire drain_ok = (CHAIN != 0) ? (st_since_q == SG_MAX) : (toks_zero_q && drain_free);
+    wire drain_ok;
+    generate
+        if (CHAIN != 0) begin : g_st_gap
+            reg [SGW-1:0] st_since_q;     // cycles since the last st token, up to ST_GAP
+            always @(posedge core_clk)
+                if (rst_i || stop_i)            st_since_q <= SG_MAX;
+                else if (tok_st)                st_since_q <= {{(SGW-1){1'b0}}, 1'b1};
+                else if (st_since_q != SG_MAX)  st_since_q <= st_since_q + {{(SGW-1){1'b0}}, 1'b1};
+            assign drain_ok = (st_since_q == SG_MAX);
+        end else begin : g_st_free
+            assign drain_ok = toks_zero_q && drain_free;
+        end
+    endgenerate
     // SPAD_SPRAM: a bank does one read OR one write per cycle, so an mm's
     // stream never overlaps a drain's writes: the mm launches once no st
     // token is in the array and the drain unit writes no more (the cycle
@@ -389,7 +396,7 @@ module spu_core #(
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
-                     .ACC_W(ACC_W), .SLOT_W(ACC_SLOT), .EARLY(CHAIN)) u_drain (
+                     .ACC_W(ACC_W), .SLOT_W(ACC_SLOT), .WR_WORDS(DR_WORDS), .EARLY(CHAIN)) u_drain (
         .clk_i(core_clk), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs),
         .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
         .bias_clr_i(run_go), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),

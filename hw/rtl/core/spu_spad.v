@@ -102,68 +102,30 @@ module spu_spad #(
 
     genvar g;
     generate
-        if (WR_WORDS > 1) begin : g_wide
-            // sub-bank r of bank g takes the write's word l = (r - waddr) mod
-            // WR_WORDS, at row (its word address) / WR_WORDS of the bank
-            localparam integer LG  = $clog2(WR_WORDS);
-            wire [LG-1:0] w_lo = waddr_i[LG-1:0];
-            wire unused_w_bank = &{1'b0, w_bank};   // each word's own bank is used
-            for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
-                wire a_hit = a_re_i && (a_bank == g[BKW-1:0]);
-                wire b_hit = b_re_i && (b_bank == g[BKW-1:0]);
-                wire [BAW-1:0] r_addr = a_hit ? a_addr_i[BAW-1:0] : b_addr_i[BAW-1:0];
-`ifdef SPU_CORE_CLOCK_GATE
-                // the simulation: one memory per bank that takes its words of
-                // the write itself (spu_spad_bank_gated)
-                wire unused_w_lo = &{1'b0, w_lo};
-                spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << BAW), .WR_WORDS(WR_WORDS), .BANK(g), .WA(WA)) u_ram (
-                    .clk_i    (clk_i),
-                    .core_clk_i(core_clk_i),
-                    .we_i     (we_i),
-                    .wbe_i    (wbe_i),
-                    .waddr_i  (waddr_i),
-                    .wdata_i  (wdata_i),
-                    .re_i     (a_hit || b_hit),
-                    .raddr_i  (r_addr),
-                    .rdata_o  (bank_rdata[g*DW +: DW]),
-                    .h_re_i   (h_re_i && (h_bank == g[BKW-1:0])),
-                    .h_raddr_i(h_addr_i[BAW-1:0]),
-                    .h_rdata_o(bank_h_rdata[g*DW +: DW])
-                );
-`else
-                localparam integer SAW = BAW - LG;
-                genvar r;
-                reg  [LG-1:0]  r_sel_q;           // sub-bank of the last read
-                always @(posedge rd_clk)
-                    if (a_hit || b_hit) r_sel_q <= r_addr[LG-1:0];
-                wire [WR_WORDS*DW-1:0] sub_rdata;
-                assign bank_rdata[g*DW +: DW] = sub_rdata[r_sel_q*DW +: DW];
-                for (r = 0; r < WR_WORDS; r = r + 1) begin : g_sub
-                    localparam [LG-1:0]   RL = r;
-                    wire [LG-1:0]         l  = RL - w_lo;          // the write's word for this sub-bank
-                    wire [WA-1:0]         wa = waddr_i + {{(WA-LG){1'b0}}, l};
-                    wire [WORD_BYTES-1:0] be = wbe_i[l*WORD_BYTES +: WORD_BYTES];
-                    wire w_hit = we_i && (be != {WORD_BYTES{1'b0}}) && (wa[WA-1 -: BKW] == g[BKW-1:0]);
-                    wire unused_wa = &{1'b0, wa[LG-1:0]};   // = r
-                    spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << SAW)) u_ram (
-                        .clk_i  (clk_i),
-                        .we_i   (w_hit),
-                        .wbe_i  (be),
-                        .waddr_i(wa[BAW-1:LG]),
-                        .wdata_i(wdata_i[l*DW +: DW]),
-                        .re_i   (a_hit || b_hit),
-                        .raddr_i(r_addr[BAW-1:LG]),
-                        .rdata_o(sub_rdata[r*DW +: DW])
-                    );
-                end
-`endif
-            end
-        end else
         for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
             wire a_hit = a_re_i && (a_bank == g[BKW-1:0]);
             wire b_hit = b_re_i && (b_bank == g[BKW-1:0]);
-            wire w_hit = we_i && (w_bank == g[BKW-1:0]);
             wire [BAW-1:0] r_addr = a_hit ? a_addr_i[BAW-1:0] : b_addr_i[BAW-1:0];
+`ifdef SPU_CORE_CLOCK_GATE
+            // the simulation: one memory per bank that takes its words of the
+            // write itself, for any WR_WORDS (spu_spad_bank_gated)
+            wire unused_w_bank = &{1'b0, w_bank};
+            spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << BAW), .WR_WORDS(WR_WORDS), .BANK(g), .WA(WA)) u_ram (
+                .clk_i    (clk_i),
+                .core_clk_i(core_clk_i),
+                .we_i     (we_i),
+                .wbe_i    (wbe_i),
+                .waddr_i  (waddr_i),
+                .wdata_i  (wdata_i),
+                .re_i     (a_hit || b_hit),
+                .raddr_i  (r_addr),
+                .rdata_o  (bank_rdata[g*DW +: DW]),
+                .h_re_i   (h_re_i && (h_bank == g[BKW-1:0])),
+                .h_raddr_i(h_addr_i[BAW-1:0]),
+                .h_rdata_o(bank_h_rdata[g*DW +: DW])
+            );
+`else
+            wire w_hit = we_i && (w_bank == g[BKW-1:0]);
             if (SPRAM != 0) begin : g_sp
                 spu_spram #(.WIDTH(DW), .AW(BAW)) u_ram (
                     .clk_i  (clk_i),
@@ -174,25 +136,39 @@ module spu_spad #(
                     .wdata_i(wdata_i),
                     .rdata_o(bank_rdata[g*DW +: DW])
                 );
+            end else if (WR_WORDS > 1) begin : g_wide
+                // sub-bank r takes the write's word l = (r - waddr) mod
+                // WR_WORDS (when that word is in this bank), at row (its word
+                // address) / WR_WORDS of the bank
+                localparam integer LG  = $clog2(WR_WORDS);
+                localparam integer SAW = BAW - LG;
+                genvar r;
+                wire [LG-1:0]  w_lo = waddr_i[LG-1:0];
+                wire unused_w_hit = &{1'b0, w_hit};   // each word's own bank is used
+                reg  [LG-1:0]  r_sel_q;               // sub-bank of the last read
+                always @(posedge rd_clk)
+                    if (a_hit || b_hit) r_sel_q <= r_addr[LG-1:0];
+                wire [WR_WORDS*DW-1:0] sub_rdata;
+                assign bank_rdata[g*DW +: DW] = sub_rdata[r_sel_q*DW +: DW];
+                for (r = 0; r < WR_WORDS; r = r + 1) begin : g_sub
+                    localparam [LG-1:0]   RL = r;
+                    wire [LG-1:0]         l  = RL - w_lo;          // the write's word for this sub-bank
+                    wire [WA-1:0]         wa = waddr_i + {{(WA-LG){1'b0}}, l};
+                    wire [WORD_BYTES-1:0] be = wbe_i[l*WORD_BYTES +: WORD_BYTES];
+                    wire s_hit = we_i && (be != {WORD_BYTES{1'b0}}) && (wa[WA-1 -: BKW] == g[BKW-1:0]);
+                    wire unused_wa = &{1'b0, wa[LG-1:0]};   // = r
+                    spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << SAW)) u_ram (
+                        .clk_i  (clk_i),
+                        .we_i   (s_hit),
+                        .wbe_i  (be),
+                        .waddr_i(wa[BAW-1:LG]),
+                        .wdata_i(wdata_i[l*DW +: DW]),
+                        .re_i   (a_hit || b_hit),
+                        .raddr_i(r_addr[BAW-1:LG]),
+                        .rdata_o(sub_rdata[r*DW +: DW])
+                    );
+                end
             end else begin : g_ebr
-`ifdef SPU_CORE_CLOCK_GATE
-                // (the bank takes its words of the write itself)
-                wire unused_w_hit = &{1'b0, w_hit};
-                spu_spad_bank_gated #(.WIDTH(DW), .DEPTH(1 << BAW), .BANK(g), .WA(WA)) u_ram (
-                    .clk_i    (clk_i),
-                    .core_clk_i(core_clk_i),
-                    .we_i     (we_i),
-                    .wbe_i    (wbe_i),
-                    .waddr_i  (waddr_i),
-                    .wdata_i  (wdata_i),
-                    .re_i     (a_hit || b_hit),
-                    .raddr_i  (r_addr),
-                    .rdata_o  (bank_rdata[g*DW +: DW]),
-                    .h_re_i   (h_re_i && (h_bank == g[BKW-1:0])),
-                    .h_raddr_i(h_addr_i[BAW-1:0]),
-                    .h_rdata_o(bank_h_rdata[g*DW +: DW])
-                );
-`else
                 spu_ram_1r1w #(.WIDTH(DW), .DEPTH(1 << BAW)) u_ram (
                     .clk_i  (clk_i),
                     .we_i   (w_hit),
@@ -203,8 +179,8 @@ module spu_spad #(
                     .raddr_i(r_addr),
                     .rdata_o(bank_rdata[g*DW +: DW])
                 );
-`endif
             end
+`endif
         end
     endgenerate
 
