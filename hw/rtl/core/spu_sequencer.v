@@ -487,7 +487,14 @@ module spu_sequencer #(
         ex_wait = exec && !ex_trap && stays;
         ex_done = exec && !ex_trap && !stays;
         // register writes never depend on a trap (no writing instruction traps)
-        rf_we   = advance && rd_we && !rst_i && !stop_i && !run_i && !mm_kill;
+        // `advance` spelt for the writing instructions: none of them waits
+        // for the tensor unit, the drain or bias (their flags and rd_we's
+        // are decoded from different opcodes), so only mul's steps and vget's
+        // vector wait hold a write back (timing: the tensor queue's accept ->
+        // drain_wait -> the write enable was the iCEBreaker's critical path
+        // at seed 3 on 883202c, docs/fpga.md; VECTOR = 0 drops the vget term)
+        rf_we   = ok && rd_we && !mul_wait && !(wr_vec && stays) &&
+                  !rst_i && !stop_i && !run_i && !mm_kill;
 
         // next pc, with the zero-overhead back edge on sequential flow. The
         // loop stack moves when the instruction leaves EXEC, trap or not: after
@@ -519,6 +526,15 @@ module spu_sequencer #(
         if (exec) ev_cycles_o = fx_q ? 2'd2 : 2'd1;
         if (f_wait) ev_cycles_o = 2'd1;
     end
+`ifndef SYNTHESIS
+    // rf_we's spelling is `advance` for the writing instructions: checked
+    // every cycle in simulation
+    always @(posedge clk_i)
+        if (!rst_i && rf_we != (advance && rd_we && !stop_i && !run_i && !mm_kill)) begin
+            $display("spu_sequencer: rf_we %0d differs from advance", rf_we);
+            $stop;
+        end
+`endif
 
 
     always @(posedge clk_i) begin
@@ -656,35 +672,47 @@ module spu_sequencer #(
     // out of range when its top bit is set)
     generate
         if ((UCODE_WORDS & (UCODE_WORDS - 1)) == 0) begin : g_pc_bad_ff
-            reg  pc_bad_q;
+            // Two candidates, both from flip-flops and the microcode word,
+            // loaded when pc is (pcb_t_q: the taken target's, pcb_f_q: the
+            // fall-through's; RUN, a trap's restore and mm's range trap load
+            // both with the one answer), and the branch decision in a
+            // flip-flop of its own (br_q) loaded in every EXEC cycle with no
+            // other condition: FETCH selects (pc_bad is a 3-input LUT). Timing:
+            // the register file -> the branch compares' carry chains -> this
+            // flip-flop's data and priority muxes was the iCEBreaker's
+            // critical path at seeds 1 and 2 on e68a398 / 883202c
+            // (docs/fpga.md); now the compares feed one D input.
+            reg  pcb_t_q, pcb_f_q, br_q;
             wire tgt_hi = (tgt[31:UAW] != {(32-UAW){1'b0}});
-            // blt's compare selects last (timing: its carry chains were the
-            // iCEBreaker's critical path into this flip-flop at seed 1 on
-            // e68a398, docs/fpga.md), as for the microcode read address below
-            wire pcb_fast = take_fast ? tgt_hi : fall_q[PW-1];
-            wire pcb_next = take_lt ? tgt_hi : pcb_fast;
+            wire run_hi = (run_pc_i[31:UAW] != {(32-UAW){1'b0}});
             always @(posedge clk_i) begin
-                if (rst_i)
-                    pc_bad_q <= 1'b0;
-                else if (stop_i)
-                    pc_bad_q <= pc_bad_q;
-                else if (run_i)
-                    pc_bad_q <= (run_pc_i[31:UAW] != {(32-UAW){1'b0}});
-                else if (mm_kill || restore_q)
-                    pc_bad_q <= 1'b0;
-                else if (pc_exec)
-                    pc_bad_q <= pcb_next;
+                if (rst_i) begin
+                    pcb_t_q <= 1'b0; pcb_f_q <= 1'b0;
+                end else if (stop_i) begin
+                    pcb_t_q <= pcb_t_q; pcb_f_q <= pcb_f_q;
+                end else if (run_i) begin
+                    pcb_t_q <= run_hi; pcb_f_q <= run_hi;
+                end else if (mm_kill || restore_q) begin
+                    pcb_t_q <= 1'b0; pcb_f_q <= 1'b0;
+                end else if (pc_exec) begin
+                    pcb_t_q <= tgt_hi; pcb_f_q <= fall_q[PW-1];
+                end
             end
-            assign pc_bad = pc_bad_q;
+            // EXEC's last cycle is pc_exec's (ra, rb and the flags hold
+            // through EXEC), so in the next FETCH br_q is the decision that
+            // wrote pc; outside FETCH pc_bad is not used
+            always @(posedge clk_i)
+                if (exec) br_q <= taken;
+            assign pc_bad = br_q ? pcb_t_q : pcb_f_q;
 `ifndef SYNTHESIS
-            // the flip-flop is pc_q's high bits: checked every cycle in
-            // simulation, from the first reset on
+            // the selected candidate is pc_q's high bits in every FETCH,
+            // checked in simulation from the first reset on
             reg chk_q = 1'b0;
             always @(posedge clk_i) begin
                 if (rst_i)
                     chk_q <= 1'b1;
-                else if (chk_q && pc_bad_q != (pc_q[31:UAW] != {(32-UAW){1'b0}})) begin
-                    $display("spu_sequencer: pc_bad_q %0d, pc %0d", pc_bad_q, pc_q);
+                else if (chk_q && ph_q == P_FETCH && pc_bad != (pc_q[31:UAW] != {(32-UAW){1'b0}})) begin
+                    $display("spu_sequencer: pc_bad %0d, pc %0d", pc_bad, pc_q);
                     $stop;
                 end
             end
