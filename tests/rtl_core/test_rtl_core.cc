@@ -921,6 +921,35 @@ TEST_P(RtlCore, TrapPcRangeLoopStackWatchdog)
     expect_trap(SPU_TRAP_WATCHDOG, 0);
 }
 
+// Every way a pc leaves the microcode store through a target: jmp, a taken
+// bne / blt and a loop with a zero count (skip) trap PC_RANGE at the target;
+// the same branches not taken go on to the fall-through. The sequencer keeps
+// the verdict as two registered candidates and a branch-decision flip-flop
+// (spu_sequencer g_pc_bad_ff): a wrong decision either way shows here.
+TEST_P(RtlCore, TrapPcRangeThroughEveryTakenTarget)
+{
+    const int32_t out = (int32_t)g.ucode_words + 3;
+    struct Case { std::vector<uint32_t> prog; bool taken; };
+    const std::vector<Case> cases = {
+        {{LI(1, 1), LI(2, 2), BLT(1, 2, out), HALT()}, true},
+        {{LI(1, 2), LI(2, 1), BLT(1, 2, out), HALT()}, false},
+        {{LI(1, 1), LI(2, 2), BNE(1, 2, out), HALT()}, true},
+        {{LI(1, 2), LI(2, 2), BNE(1, 2, out), HALT()}, false},
+        {{LI(1, 0), LOOP(1, out), HALT()}, true},
+        {{LI(1, -1), LI(2, 0), BLT(1, 2, out), HALT()}, true},     // signed compare
+        {{LI(1, 0), LI(2, -1), BLT(1, 2, out), HALT()}, false},
+    };
+    for (size_t i = 0; i < cases.size(); i++) {
+        run_prog(cases[i].prog);
+        if (cases[i].taken) {
+            expect_trap(SPU_TRAP_PC_RANGE, (uint32_t)out);
+        } else {
+            EXPECT_EQ(core->state(), SPU_STATE_HALTED) << "case " << i;
+        }
+        differential(cases[i].prog, {}, {}, 0, 200, ("pc-range case " + std::to_string(i)).c_str());
+    }
+}
+
 // ---- mm + st ---------------------------------------------------------------
 struct Gemm {
     std::vector<int8_t> a, b;   // a[i*K+k], b[k*C+j]
