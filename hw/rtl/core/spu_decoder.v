@@ -52,6 +52,26 @@ module spu_decoder #(
     wire out_int   = (cfg_out == DT_INT8) || (cfg_out == DT_INT32);
     wire in_carried = FORMATS[{1'b0, cfg_in}];
 
+    // the per-instruction checks, each from the word alone
+    wire lui_bad     = (imm22[21:16] != 6'd0);
+    wire shli_bad    = (imm18[17:5] != 13'd0);
+    // cfg: bits above the last field, an unknown in / out, a round mode other
+    // than RNE / RTZ / RNA (in: an array dtype, spu_cfg.def; out: int8,
+    // int32, f32, bf16, f16, e4m3, e5m2)
+    wire cfg_bad     = (imm22[21:CFG_TOP] != {(22-CFG_TOP){1'b0}}) || !in_known || !out_known ||
+                       (cfg_round != RND_RNE && cfg_round != RND_RTZ && cfg_round != RND_RNA);
+    wire cfg_res_bad = ((body & ~OPMASK_CFG) != 26'd0);
+    wire bias_res_bad = ((body & ~OPMASK_BIAS) != 26'd0);
+    // counter id >= CNT_COUNT, spelt as a table of the ids below it (a
+    // constant compare would map to a carry chain)
+    reg  cnt_bad;
+    integer ci;
+    always @* begin
+        cnt_bad = 1'b1;
+        for (ci = 0; ci < CNT_COUNT; ci = ci + 1)
+            if (imm18 == ci[17:0]) cnt_bad = 1'b0;
+    end
+
     reg [25:0] mask;
     reg        known;
     always @* begin
@@ -100,26 +120,20 @@ module spu_decoder #(
             known = 1'b1;
         end
 
-        illegal_o = !known || ((body & ~mask) != 26'd0);
-        fmt_o     = 1'b0;
-        case (op)
-            OP_LUI:  if (imm22[21:16] != 6'd0) illegal_o = 1'b1;
-            OP_SHLI: if (imm18[17:5] != 13'd0) illegal_o = 1'b1;
-            OP_CFG: begin
-                // in: an array dtype (spu_cfg.def); out: int8, int32, f32, bf16, f16, e4m3, e5m2
-                if (imm22[21:CFG_TOP] != {(22-CFG_TOP){1'b0}}) illegal_o = 1'b1;
-                if (!in_known || !out_known) illegal_o = 1'b1;
-                if (cfg_round != RND_RNE && cfg_round != RND_RTZ && cfg_round != RND_RNA)
-                    illegal_o = 1'b1;
-                // the build lacks the input format, or a float out without a float format
-                if (!illegal_o && (!in_carried || (!out_int && HAS_FP == 0)))
-                    fmt_o = 1'b1;
-            end
-            OP_CNT:  if (imm18 >= CNT_COUNT[17:0]) illegal_o = 1'b1;
-            // bias: the bias registers are in builds with a float format only
-            OP_BIAS: if (!illegal_o && HAS_FP == 0) fmt_o = 1'b1;
-            default: ;
-        endcase
+        // Every check is its own term, OR-ed at the end; none reads another's
+        // result (timing: the checks as one priority chain, fmt after
+        // illegal, and the counter id's compare as a carry chain put the
+        // microcode word -> `illegal` at 12 LUT levels, the iCEBreaker's
+        // critical path at seeds 1 and 2 after the branch-decision cut;
+        // docs/fpga.md). fmt_o repeats cfg's and bias's own reserved-bit
+        // checks with their constant masks instead of reading illegal_o.
+        illegal_o = !known || ((body & ~mask) != 26'd0) ||
+                    (op == OP_LUI  && lui_bad) || (op == OP_SHLI && shli_bad) ||
+                    (op == OP_CFG  && (cfg_res_bad || cfg_bad)) ||
+                    (op == OP_CNT  && cnt_bad);
+        fmt_o     = (op == OP_CFG  && !cfg_res_bad && !cfg_bad &&
+                     (!in_carried || (!out_int && HAS_FP == 0))) ||
+                    (op == OP_BIAS && !bias_res_bad && HAS_FP == 0);
     end
 endmodule
 `default_nettype wire
