@@ -633,7 +633,7 @@ module spu_sequencer #(
         end
     end
 
-    // pc: written by every EXEC that leaves (not halt) with npc, trap or not
+    // pc: written in every EXEC cycle (not halt) with npc, trap or not
     // (timing: the trap decision, from the register file's compares, reaches
     // neither pc's enable nor its data); a trap of EXEC puts it back in the
     // next cycle (P_WAIT) from epc_q, the pc of the instruction in EXEC
@@ -646,7 +646,14 @@ module spu_sequencer #(
         if (ph_q == P_FETCH) epc_q <= pc_q[UAW-1:0];
         restore_q <= exec && ex_trap && !f_trap_q && !mm_kill && !rst_i && !stop_i && !run_i;
     end
-    wire pc_exec = exec && !stays && !is_halt && !f_trap_q;
+    // pc takes npc in every EXEC cycle but halt's and a FETCH trap's (npc
+    // holds through EXEC: the flags, the registers read, the microcode word
+    // and fall_q do), so an EXEC that waits shows the next pc from its second
+    // cycle on. Timing: the waits (the tensor queue's accept, the drain)
+    // reached the enable of pc's 32 flip-flops through `stays`, the
+    // iCEBreaker's critical path at seed 2 on 1a19ab0 (docs/fpga.md); the
+    // tensor unit takes the mm's pc from epc_q instead
+    wire pc_exec = exec && !is_halt && !f_trap_q;
     always @(posedge clk_i) begin
         if (rst_i)
             pc_q <= 32'd0;
@@ -698,7 +705,7 @@ module spu_sequencer #(
                     pcb_t_q <= tgt_hi; pcb_f_q <= fall_q[PW-1];
                 end
             end
-            // EXEC's last cycle is pc_exec's (ra, rb and the flags hold
+            // pc_exec's cycles are EXEC's (ra, rb and the flags hold
             // through EXEC), so in the next FETCH br_q is the decision that
             // wrote pc; outside FETCH pc_bad is not used
             always @(posedge clk_i)
@@ -743,7 +750,7 @@ module spu_sequencer #(
     assign drain_add_o   = do_st ? drain_cycles_i : 16'd0;
     assign tu_push_o     = do_mm || do_st || do_zacc;
     assign tu_kind_o     = is_st ? 2'd1 : is_zacc ? 2'd2 : 2'd0;
-    assign tu_pc_o       = pc_q[UAW-1:0];
+    assign tu_pc_o       = epc_q;               // the pc of the instruction in EXEC
     assign mm_kill_o     = mm_kill;
     assign mm_a_o        = ra[AW-1:0];
     assign mm_b_o        = rb[AW-1:0];
