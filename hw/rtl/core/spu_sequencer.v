@@ -670,7 +670,7 @@ module spu_sequencer #(
     end
 
     // pc_bad, for a power-of-two UCODE_WORDS: pc's bits above UAW are not all
-    // zero, kept as a flip-flop loaded with pc_q (timing: the 22-bit OR of
+    // zero, kept in flip-flops loaded beside pc_q (timing: the 22-bit OR of
     // pc_q's high bits was in front of a `cnt`'s FETCH wait and so of the
     // counter store's read address and write-back, the iCEBreaker's critical
     // path at seeds 1 and 3 once the link's paths were cut, docs/fpga.md).
