@@ -11,7 +11,7 @@ YOSYS          ?= yosys
 HW_RTL_DIRS    := hw/rtl hw/rtl/link hw/rtl/core hw/rtl/numerics
 HW_RTL_SRCS    := $(sort $(wildcard $(addsuffix /*.v,$(HW_RTL_DIRS))))
 HW_VLT         := hw/lint/spu.vlt
-HW_VFLAGS      := -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) -Wno-fatal
+HW_VFLAGS      := -I$(BUILD)/gen $(addprefix -y ,$(HW_RTL_DIRS)) -Wno-fatal
 # Default geometry of the simulated board (docs/isa.md)
 SIM_ROWS       ?= 8
 SIM_COLS       ?= 8
@@ -135,8 +135,9 @@ SIMB_hx8k_PAD        := 0
 SIMB_icebreaker_LOOPS := 4
 SIMB_hx8k_LOOPS      := 2
 # scratchpad: 8 KiB of EBR on both boards' defaults; icebreaker-spram is the
-# iCEBreaker with SPAD_SPRAM=1 SPAD_BYTES=131072 (its four SPRAM blocks,
-# single-port banks; docs/rtl.md "Scratchpad in SPRAM")
+# iCEBreaker with SPAD_SPRAM=1 (its four SPRAM blocks, 128 KiB in single-port
+# banks; docs/rtl.md "Scratchpad in SPRAM"), which also sets the top's
+# LOOP_DEPTH=2 and UCODE_TWIN=1 (the microcode store twice)
 SIMB_icebreaker_SPAD  := 8192
 SIMB_icebreaker_SPRAM := 0
 SIMB_hx8k_SPAD        := 8192
@@ -145,7 +146,10 @@ SIMB_icebreaker-spram_DSP   := 1
 SIMB_icebreaker-spram_PAD   := 1
 SIMB_icebreaker-spram_SPAD  := 131072
 SIMB_icebreaker-spram_SPRAM := 1
-SIMB_icebreaker-spram_LOOPS := 4
+SIMB_icebreaker-spram_LOOPS := 2
+SIMB_icebreaker-spram_TWIN  := 1
+SIMB_icebreaker_TWIN        := 0
+SIMB_hx8k_TWIN              := 0
 SIMB_ROWS    ?= 4
 SIMB_COLS    ?= 4
 SIMB_CLK_MHZ ?= 24
@@ -156,7 +160,7 @@ SIMB_CPB     := $(shell echo $$(( $(SIMB_CLK_MHZ) * 1000000 / $(SIMB_BAUD) )))
 SIMB_GEOM     = -GROWS=$(SIMB_ROWS) -GCOLS=$(SIMB_COLS) -GCLK_MHZ=$(SIMB_CLK_MHZ) -GBAUD=$(SIMB_BAUD) \
                 -GSPAD_BYTES=$(SIMB_$(1)_SPAD) -GSPAD_BANKS=$(SIMB_BANKS) -GUCODE_WORDS=$(SIMB_UCODE) \
                 -GUSE_ICE40_DSP=$(SIMB_$(1)_DSP) -GPLL_USE_PAD=$(SIMB_$(1)_PAD) -GSPAD_SPRAM=$(SIMB_$(1)_SPRAM) \
-                -GLOOP_DEPTH=$(SIMB_$(1)_LOOPS)
+                -GLOOP_DEPTH=$(SIMB_$(1)_LOOPS) -GUCODE_TWIN=$(SIMB_$(1)_TWIN)
 SIMB_DEFS     = -DSPU_SIM_BOARD=\"$(1)\" -DSPU_SIM_ROWS=$(SIMB_ROWS) -DSPU_SIM_COLS=$(SIMB_COLS) \
                 -DSPU_SIM_LANES=1 -DSPU_SIM_CLKS_PER_BIT=$(SIMB_CPB) -DSPU_SIM_CLOCK_HZ=$(SIMB_CLK_MHZ)000000
 
@@ -219,20 +223,20 @@ lint: $(BUILD)/gen/spu_isa.vh
 	@set -e; fail=0; \
 	for link in byte uart sim; do \
 	  echo "lint: verilator spu_top LINK=$$link"; \
-	  $(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) \
+	  $(VERILATOR) -Wall --lint-only $(HW_VLT) -I$(BUILD)/gen $(addprefix -y ,$(HW_RTL_DIRS)) \
 	    --top-module spu_top -GLINK="\"$$link\"" hw/rtl/spu_top.v || fail=1; \
 	done; \
 	echo "lint: verilator spu_top LINK=sim with $(SIM_TOP_VFLAGS) (the 8x8 sim's model)"; \
-	$(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS)) $(SIM_TOP_VFLAGS) \
+	$(VERILATOR) -Wall --lint-only $(HW_VLT) -I$(BUILD)/gen $(addprefix -y ,$(HW_RTL_DIRS)) $(SIM_TOP_VFLAGS) \
 	  --top-module spu_top -GLINK='"sim"' hw/rtl/spu_top.v || fail=1; \
 	for f in $(HW_LINT_TOPS); do \
 	  echo "lint: verilator $$f"; \
-	  $(VERILATOR) -Wall --lint-only $(HW_VLT) -Ibuild/gen $(addprefix -y ,$(HW_RTL_DIRS) hw/rtl/board) \
+	  $(VERILATOR) -Wall --lint-only $(HW_VLT) -I$(BUILD)/gen $(addprefix -y ,$(HW_RTL_DIRS) hw/rtl/board) \
 	    --top-module $$(basename $$f .v) $$f || fail=1; \
 	done; \
 	for cfg in $(HW_LINT_YOSYS_CFGS); do \
 	  echo "lint: yosys spu_top ($$cfg): latches, drivers"; \
-	  $(YOSYS) -q -l $(BUILD)/lint_yosys.log -p "read_verilog -Ibuild/gen $(filter-out hw/rtl/board/%,$(HW_RTL_SRCS)); \
+	  $(YOSYS) -q -l $(BUILD)/lint_yosys.log -p "read_verilog -I$(BUILD)/gen $(filter-out hw/rtl/board/%,$(HW_RTL_SRCS)); \
 	    chparam $$cfg spu_top; hierarchy -check -top spu_top; \
 	    proc; select -assert-none t:\$$dlatch t:\$$adlatch t:\$$dlatchsr; \
 	    synth -top spu_top; check -assert" || fail=1; \

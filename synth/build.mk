@@ -31,7 +31,7 @@ FORMATS ?=
 CLK_MHZ ?= 24
 BAUD    ?=
 SEED    ?= 1
-BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS SPAD_SPRAM CHAIN,$(if $($(p)),$(p)=$($(p))))
+BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS SPAD_SPRAM CHAIN LOOP_DEPTH UCODE_TWIN,$(if $($(p)),$(p)=$($(p))))
 
 .PHONY: bitstream prog ppa ppa-diff board-status
 # Every run leaves build/fpga/BOARD/entry-seedN.json (a failed placement too,

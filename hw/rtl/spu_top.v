@@ -30,7 +30,8 @@ module spu_top #(
     parameter integer CNT_RAM      = 0,               // 1: counters 1..8 in an EBR (boards; spu_counters)
     parameter integer VECTOR       = 1,               // 1: the vector unit (sim); the boards pass 0
     parameter integer SPAD_SPRAM   = 0,               // 1: scratchpad banks in UP5K SPRAM (iCEBreaker; needs VECTOR = 0)
-    parameter integer CHAIN        = 1                // 1: chained streams (sim; spu_load_unit); the boards pass 0
+    parameter integer CHAIN        = 1,               // 1: chained streams (sim; spu_load_unit); the boards pass 0
+    parameter integer UCODE_TWIN   = 0                // 1: the microcode store twice (spu_core; the iCEBreaker's SPRAM build)
 ) (
     input  wire       clk_i,
     input  wire       rst_i,
@@ -142,7 +143,8 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM),
-        .FORMATS(FORMATS), .VECTOR(VECTOR), .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(P_CHAIN)
+        .FORMATS(FORMATS), .VECTOR(VECTOR), .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(P_CHAIN),
+        .UCODE_TWIN(UCODE_TWIN)
     ) u_core (
         .clk_i(clk_i), .rst_i(rst_i),
         .spad_req_valid_i(spad_req_valid), .spad_req_ready_o(spad_req_ready),

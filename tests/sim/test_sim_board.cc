@@ -21,13 +21,13 @@ extern "C" {
 
 namespace {
 
-// The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md): the
-// iCEBreaker's scratchpad is its four SPRAM blocks (128 KiB, single-port
-// banks: docs/rtl.md "Scratchpad in SPRAM"), the HX8K's 8 KiB of EBR.
+// The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md): 8 KiB
+// of EBR on both; icebreaker-spram is the iCEBreaker's SPRAM build (128 KiB,
+// single-port banks: docs/rtl.md "Scratchpad in SPRAM"; two nested loops).
 uint32_t board_spad(const std::string &b) { return b == "icebreaker-spram" ? 131072u : 8192u; }
 std::string board_model(const std::string &b)
 {
-    return b == "icebreaker-spram" ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1"
+    return b == "icebreaker-spram" ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&loops=2"
                                    : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
 }
 constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 8000000, kCpb = 3;
@@ -54,8 +54,9 @@ TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
     EXPECT_EQ(in.features & SPU_FEATURE_CHAIN, 0u);   // the boards' CHAIN = 0 (docs/fpga.md)
     EXPECT_EQ(in.ucode_words, 256u);
     EXPECT_EQ(in.drain_lanes, 1u);
-    // the HX8K carries two loop-stack entries fewer (area, docs/fpga.md)
-    EXPECT_EQ(in.loop_depth, std::string(GetParam()) == "hx8k" ? 2u : 4u);
+    // the HX8K and the iCEBreaker's SPRAM build carry two loop-stack
+    // entries fewer (area, docs/fpga.md)
+    EXPECT_EQ(in.loop_depth, std::string(GetParam()) == "icebreaker" ? 4u : 2u);
     EXPECT_EQ(in.clock_hz, kBoardClock);
     EXPECT_EQ(in.link_baud, kBoardBaud);
     spu_sim_time_t t;

@@ -14,11 +14,14 @@
 // CLK_MHZ is one of 24, 30, 36, 42, 48 (PLL settings from `icepll -i 12 -o F`).
 // UP5K memory: 30 EBR of 4 Kbit and 4 SPRAM of 256 Kbit. Default: an 8 KB
 // scratchpad in 16 EBR (2 banks), with the microcode store and counters 29
-// EBR. SPAD_SPRAM = 1 SPAD_BYTES = 131072 puts it in the four SPRAM blocks
-// (128 KB, 2 banks of 2 blocks side by side for the 4x4's 32-bit word,
-// single-port: docs/rtl.md "Scratchpad in SPRAM"; 13 EBR); its 4 extra
-// address bits cost 189 LCs (5298 / 5280), so it does not place yet and is
-// not the default (docs/fpga.md). Simulated as `sim?board=icebreaker-spram`.
+// EBR, and four nested hardware loops. SPAD_SPRAM = 1 puts the scratchpad in
+// the four SPRAM blocks (128 KB, 2 banks of 2 blocks side by side for the
+// 4x4's 32-bit word, single-port: docs/rtl.md "Scratchpad in SPRAM"; 15 EBR)
+// and, for the LCs its 4 extra address bits need and for timing, sets
+// LOOP_DEPTH = 2 (as the HX8K) and UCODE_TWIN = 1 (the microcode store twice:
+// a taken branch's target is read beside the fall-through, spu_sequencer):
+// it meets 24 MHz but not yet with the 3 % slack the default keeps
+// (docs/fpga.md "SPRAM scratchpad"). Simulated as `sim?board=icebreaker-spram`.
 `default_nettype none
 module spu_board_icebreaker #(
     parameter integer ROWS        = 4,
@@ -26,10 +29,12 @@ module spu_board_icebreaker #(
     parameter [31:0]  FORMATS     = 32'h1,
     parameter integer CLK_MHZ     = 24,
     parameter integer BAUD        = 0,         // 0: fastest FT2232H rate (spu_board_spu)
-    parameter integer SPAD_BYTES  = 8192,
+    parameter integer SPAD_SPRAM  = 0,           // 1: scratchpad in SPRAM (and the defaults below follow)
+    parameter integer SPAD_BYTES  = (SPAD_SPRAM != 0) ? 131072 : 8192,
     parameter integer SPAD_BANKS  = 2,
     parameter integer UCODE_WORDS = 256,
-    parameter integer SPAD_SPRAM  = 0          // 1: scratchpad in SPRAM (with SPAD_BYTES = 131072)
+    parameter integer LOOP_DEPTH  = (SPAD_SPRAM != 0) ? 2 : 4,   // nested hardware loops
+    parameter integer UCODE_TWIN  = SPAD_SPRAM   // 1: the microcode store twice (2 EBR; the EBR build has 1 left)
 ) (
     input  wire       clk12_i,
     input  wire       uart_rx_i,
@@ -44,7 +49,7 @@ module spu_board_icebreaker #(
     spu_board_spu #(
         .ROWS(ROWS), .COLS(COLS), .FORMATS(FORMATS), .CLK_MHZ(CLK_MHZ), .BAUD(BAUD),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .UCODE_WORDS(UCODE_WORDS),
-        .USE_ICE40_DSP(1), .PLL_USE_PAD(1), .SPAD_SPRAM(SPAD_SPRAM)
+        .USE_ICE40_DSP(1), .PLL_USE_PAD(1), .SPAD_SPRAM(SPAD_SPRAM), .LOOP_DEPTH(LOOP_DEPTH), .UCODE_TWIN(UCODE_TWIN)
     ) u_board (
         .clk12_i(clk12_i), .btn_n_i(btn_n_i), .uart_rx_i(uart_rx_i), .uart_tx_o(uart_tx_o),
         .rst_o(rst), .busy_o(busy), .heartbeat_o(beat), .rx_act_o(rx_act), .tx_act_o(tx_act)

@@ -29,7 +29,8 @@ module spu_board_spu #(
     parameter integer PLL_USE_PAD   = 0,   // SB_PLL40_PAD (UP5K pin 35) vs SB_PLL40_CORE
     parameter integer LOOP_DEPTH    = 4,   // nested hardware loops (INFO reports it; HX8K: 2)
     parameter integer SPAD_SPRAM    = 0,   // 1: scratchpad banks in the UP5K's SPRAM (spu_spad)
-    parameter integer CHAIN         = 0    // 1: chained streams (spu_load_unit; not with USE_ICE40_DSP: docs/fpga.md)
+    parameter integer CHAIN         = 0,   // 1: chained streams (spu_load_unit; not with USE_ICE40_DSP: docs/fpga.md)
+    parameter integer UCODE_TWIN    = 0    // 1: the microcode store twice, 2 EBR more (spu_sequencer; timing)
 ) (
     input  wire clk12_i,
     input  wire btn_n_i,
@@ -72,7 +73,7 @@ module spu_board_spu #(
         .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1),
         .DRAIN_LANES(1), .VECTOR(0),  // the vector unit does not fit the UP5K (docs/fpga.md)
-        .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(CHAIN)
+        .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(CHAIN), .UCODE_TWIN(UCODE_TWIN)
     ) u_spu (
         .clk_i(clk), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),

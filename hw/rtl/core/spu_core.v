@@ -31,7 +31,8 @@ module spu_core #(
     parameter [31:0]  FORMATS     = 32'h1, // bit d: the array carries cfg in = dtype d (INFO formats)
     parameter integer VECTOR      = 0,     // 1: the vector unit (spu_vector_unit; INFO features bit 0)
     parameter integer SPAD_SPRAM  = 0,     // 1: banks in UP5K SPRAM, single port (spu_spad; INFO features bit 1); needs VECTOR = 0
-    parameter integer CHAIN       = 0      // 1: chained streams (spu_load_unit; INFO features bit 2); needs SPAD_SPRAM = 0, USE_ICE40_DSP = 0
+    parameter integer CHAIN       = 0,     // 1: chained streams (spu_load_unit; INFO features bit 2); needs SPAD_SPRAM = 0, USE_ICE40_DSP = 0
+    parameter integer UCODE_TWIN  = 0      // 1: the microcode store twice, the taken target read beside the fall-through (spu_sequencer; timing)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -109,6 +110,21 @@ module spu_core #(
         .clk_i(core_clk), .we_i(ucode_we_i && ucode_in), .wbe_i(4'hF), .waddr_i(ucode_addr_i[UAW-1:0]),
         .wdata_i(ucode_wdata_i), .re_i(ucode_re), .raddr_i(ucode_raddr), .rdata_o(ucode_rdata)
     );
+    // UCODE_TWIN: a second copy, written with the first, read at the taken
+    // target (spu_sequencer picks the word)
+    wire [UAW-1:0] ucode_traddr;
+    wire [31:0]    ucode_trdata;
+    generate
+        if (UCODE_TWIN != 0) begin : g_ucode_twin
+            spu_ram_1r1w #(.WIDTH(32), .DEPTH(UCODE_WORDS)) u_ucode_t (
+                .clk_i(core_clk), .we_i(ucode_we_i && ucode_in), .wbe_i(4'hF), .waddr_i(ucode_addr_i[UAW-1:0]),
+                .wdata_i(ucode_wdata_i), .re_i(ucode_re), .raddr_i(ucode_traddr), .rdata_o(ucode_trdata)
+            );
+        end else begin : g_ucode_one
+            assign ucode_trdata = 32'd0;
+            wire unused_traddr = &{1'b0, ucode_traddr};
+        end
+    endgenerate
 
     // ---- sequencer ---------------------------------------------------------------
     wire [63:0]   cycles;
@@ -153,12 +169,14 @@ module spu_core #(
 
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
-        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR)
+        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR),
+        .UCODE_TWIN(UCODE_TWIN)
     ) u_seq (
         .clk_i(core_clk), .rst_i(rst_i),
         .run_i(run_go), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
         .arg_we_i(arg_we_i), .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i),
         .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_rdata),
+        .ucode_traddr_o(ucode_traddr), .ucode_trdata_i(ucode_trdata),
         .state_o(seq_state), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
         .dbg_sel_i(reg_sel_i), .dbg_value_o(reg_value_o),
         .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_use_o(seq_cnt_use), .cnt_fetch_o(seq_cnt_fetch), .cnt_value_i(seq_cnt_val),
