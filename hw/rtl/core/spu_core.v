@@ -32,7 +32,7 @@ module spu_core #(
     parameter integer VECTOR      = 0,     // 1: the vector unit (spu_vector_unit; INFO features bit 0)
     parameter integer SPAD_SPRAM  = 0,     // 1: banks in UP5K SPRAM, single port (spu_spad; INFO features bit 1); needs VECTOR = 0
     parameter integer CHAIN       = 0,     // 1: chained streams (spu_load_unit; INFO features bit 2); needs SPAD_SPRAM = 0, USE_ICE40_DSP = 0
-    parameter integer UCODE_TWIN  = 0      // 1: the microcode store twice, the taken target read beside the fall-through (spu_sequencer; timing)
+    parameter integer UCODE_TWIN  = 0      // 1: the microcode store twice, the taken target read beside the fall-through (below; timing)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -106,27 +106,18 @@ module spu_core #(
     wire [31:0]    ucode_rdata;
     // a word address beyond the store (never sent by the engine) is ignored
     wire ucode_in = (ucode_addr_i[31:UAW] == {(32-UAW){1'b0}});
+    // UCODE_TWIN: the first copy's read address and the word the sequencer
+    // decodes (the copies and the pick: after the sequencer below)
+    wire [UAW-1:0] ucode_raddr_a;
+    wire [31:0]    ucode_insn;
     spu_ram_1r1w #(.WIDTH(32), .DEPTH(UCODE_WORDS)) u_ucode (
         .clk_i(core_clk), .we_i(ucode_we_i && ucode_in), .wbe_i(4'hF), .waddr_i(ucode_addr_i[UAW-1:0]),
-        .wdata_i(ucode_wdata_i), .re_i(ucode_re), .raddr_i(ucode_raddr), .rdata_o(ucode_rdata)
+        .wdata_i(ucode_wdata_i), .re_i(ucode_re), .raddr_i(ucode_raddr_a), .rdata_o(ucode_rdata)
     );
-    // UCODE_TWIN: a second copy, written with the first, read at the taken
-    // target (spu_sequencer picks the word)
-    wire [UAW-1:0] ucode_traddr;
-    wire [31:0]    ucode_trdata;
-    generate
-        if (UCODE_TWIN != 0) begin : g_ucode_twin
-            spu_ram_1r1w #(.WIDTH(32), .DEPTH(UCODE_WORDS)) u_ucode_t (
-                .clk_i(core_clk), .we_i(ucode_we_i && ucode_in), .wbe_i(4'hF), .waddr_i(ucode_addr_i[UAW-1:0]),
-                .wdata_i(ucode_wdata_i), .re_i(ucode_re), .raddr_i(ucode_traddr), .rdata_o(ucode_trdata)
-            );
-        end else begin : g_ucode_one
-            assign ucode_trdata = 32'd0;
-            wire unused_traddr = &{1'b0, ucode_traddr};
-        end
-    endgenerate
 
     // ---- sequencer ---------------------------------------------------------------
+    wire [UAW-1:0] ucode_fall, ucode_tgt;   // the read address's parts (UCODE_TWIN)
+    wire           ucode_taken;
     wire [63:0]   cycles;
     wire [3:0]    seq_cnt_sel;
     wire          seq_cnt_use, seq_cnt_fetch;
@@ -169,14 +160,13 @@ module spu_core #(
 
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
-        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR),
-        .UCODE_TWIN(UCODE_TWIN)
+        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR)
     ) u_seq (
         .clk_i(core_clk), .rst_i(rst_i),
         .run_i(run_go), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
         .arg_we_i(arg_we_i), .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i),
-        .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_rdata),
-        .ucode_traddr_o(ucode_traddr), .ucode_trdata_i(ucode_trdata),
+        .ucode_re_o(ucode_re), .ucode_raddr_o(ucode_raddr), .ucode_rdata_i(ucode_insn),
+        .ucode_fall_o(ucode_fall), .ucode_tgt_o(ucode_tgt), .ucode_taken_o(ucode_taken),
         .state_o(seq_state), .trap_o(trap_o), .pc_o(pc_o), .running_o(running),
         .dbg_sel_i(reg_sel_i), .dbg_value_o(reg_value_o),
         .cycles_i(cycles), .cnt_sel_o(seq_cnt_sel), .cnt_use_o(seq_cnt_use), .cnt_fetch_o(seq_cnt_fetch), .cnt_value_i(seq_cnt_val),
@@ -197,6 +187,35 @@ module spu_core #(
         .vec_mis_i(vec_mis), .vec_busy_i(vec_busy), .vec_done_i(vec_done), .vec_bad_i(vec_bad),
         .vec_val_i(vec_val)
     );
+
+    // UCODE_TWIN = 1: the store twice, both copies written by UCODE. A read
+    // in EXEC takes the fall-through (pc + 1, a loop's back edge; RUN's pc)
+    // from u_ucode and the taken target from u_ucode_t, and tw_q, loaded with
+    // the read, picks the word the sequencer decodes (one LUT after the
+    // stores). So the branch decision (the register file's compares) ends at
+    // tw_q's D input instead of running on through the read-address muxes
+    // into the store (timing: docs/rtl.md "Pipelines and timing").
+    // UCODE_TWIN = 0: one store at the sequencer's read address.
+    generate
+        if (UCODE_TWIN != 0) begin : g_ucode_twin
+            wire [31:0] rdata_t;
+            reg         tw_q;
+            always @(posedge core_clk)
+                if (rst_i)         tw_q <= 1'b0;
+                else if (ucode_re) tw_q <= !run_go && ucode_taken;   // a read without RUN is EXEC's
+            spu_ram_1r1w #(.WIDTH(32), .DEPTH(UCODE_WORDS)) u_ucode_t (
+                .clk_i(core_clk), .we_i(ucode_we_i && ucode_in), .wbe_i(4'hF), .waddr_i(ucode_addr_i[UAW-1:0]),
+                .wdata_i(ucode_wdata_i), .re_i(ucode_re), .raddr_i(ucode_tgt), .rdata_o(rdata_t)
+            );
+            assign ucode_raddr_a = ucode_fall;
+            assign ucode_insn    = tw_q ? rdata_t : ucode_rdata;
+            wire unused_raddr = &{1'b0, ucode_raddr};
+        end else begin : g_ucode_one
+            assign ucode_raddr_a = ucode_raddr;
+            assign ucode_insn    = ucode_rdata;
+            wire unused_twin = &{1'b0, ucode_fall, ucode_tgt, ucode_taken};
+        end
+    endgenerate
 
     // ---- scratchpad and its users ----------------------------------------------------
     // bias: the sequencer reads the bias words on port A (tensor unit idle);

@@ -44,7 +44,6 @@ module spu_sequencer #(
     parameter integer LOOP_DEPTH  = 4,
     parameter [31:0]  FORMATS     = 32'h1,   // carried `in` dtypes (spu_decoder: trap FORMAT)
     parameter integer VECTOR      = 0,       // 1: the vector unit's opcodes decode (spu_vector_unit)
-    parameter integer UCODE_TWIN  = 0,       // 1: two copies of the store, the taken target read beside the fall-through (below)
     parameter integer AW          = $clog2(SPAD_BYTES),
     parameter integer UAW         = $clog2(UCODE_WORDS),
     parameter integer OFF_P       = $clog2(WORD_BYTES)
@@ -62,8 +61,13 @@ module spu_sequencer #(
     output wire           ucode_re_o,
     output wire [UAW-1:0] ucode_raddr_o,
     input  wire [31:0]    ucode_rdata_i,
-    output wire [UAW-1:0] ucode_traddr_o,   // UCODE_TWIN: the second copy's read address (the taken target)
-    input  wire [31:0]    ucode_trdata_i,   // UCODE_TWIN: its word (else unused)
+    // the read address's parts, for spu_core's UCODE_TWIN (a second copy of
+    // the store read at the taken target): the address without the taken
+    // selects, the target, and the branch decision (meaningful with a read
+    // in EXEC)
+    output wire [UAW-1:0] ucode_fall_o,
+    output wire [UAW-1:0] ucode_tgt_o,
+    output wire           ucode_taken_o,
     // status
     output wire [1:0]     state_o,
     output wire [7:0]     trap_o,
@@ -156,29 +160,12 @@ module spu_sequencer #(
 
 
     // ---- decode ------------------------------------------------------------------
-    // The instruction word. UCODE_TWIN = 1: the store is kept twice (spu_core);
-    // an EXEC that reads the next word reads the fall-through (pc + 1, a loop's
-    // back edge, RUN's pc) from the first copy and the taken target from the
-    // second, and tw_q, loaded with the read, picks one. So the branch decision
-    // (the register file's compares) ends at tw_q's D input instead of running
-    // on through the read-address muxes into the store (timing: the UP5K's
-    // critical path, docs/fpga.md); the pick is one LUT after the store.
-    wire [31:0] insn;
-    wire        tw_sel;     // tw_q (below); 0 with one store
-    generate
-        if (UCODE_TWIN != 0) begin : g_twin
-            assign insn = tw_sel ? ucode_trdata_i : ucode_rdata_i;
-        end else begin : g_one
-            assign insn = ucode_rdata_i;
-            wire unused_trdata = &{1'b0, ucode_trdata_i, tw_sel};
-        end
-    endgenerate
     wire [5:0]  op_f;       // decoded from the word out of the microcode RAM
     wire [3:0]  fa, fb, fc;
     wire [31:0] imm18s, imm18u, imm22s, imm22u;
     wire        illegal_f, fmt_f;
     spu_decoder #(.FORMATS(FORMATS), .VECTOR(VECTOR)) u_dec (
-        .insn_i(insn), .op_o(op_f), .ra_o(fa), .rb_o(fb), .rc_o(fc),
+        .insn_i(ucode_rdata_i), .op_o(op_f), .ra_o(fa), .rb_o(fb), .rc_o(fc),
         .imm18s_o(imm18s), .imm18u_o(imm18u), .imm22s_o(imm22s), .imm22u_o(imm22u),
         .illegal_o(illegal_f), .fmt_o(fmt_f)
     );
@@ -758,24 +745,10 @@ module spu_sequencer #(
     // (run_i never comes while running; the taken selects are last, blt's last of all)
     wire [UAW-1:0] raddr_base = run_i ? run_pc_i[UAW-1:0] : exec ? fall_q[UAW-1:0] : pc_q[UAW-1:0];
     wire [UAW-1:0] raddr_fast = (exec && !run_i && take_fast) ? tgt[UAW-1:0] : raddr_base;
-    generate
-        if (UCODE_TWIN != 0) begin : g_twin_rd
-            // the first copy reads raddr_base, the second the target, and
-            // tw_q (loaded with every read) says which word is the next one
-            reg tw_q;
-            always @(posedge clk_i)
-                if (rst_i)           tw_q <= 1'b0;
-                else if (ucode_re_o) tw_q <= exec && !run_i && taken;
-            assign tw_sel         = tw_q;
-            assign ucode_raddr_o  = raddr_base;
-            assign ucode_traddr_o = tgt[UAW-1:0];
-            wire unused_fast = &{1'b0, raddr_fast, take_lt};
-        end else begin : g_one_rd
-            assign tw_sel         = 1'b0;
-            assign ucode_raddr_o  = (exec && !run_i && take_lt) ? tgt[UAW-1:0] : raddr_fast;
-            assign ucode_traddr_o = {UAW{1'b0}};
-        end
-    endgenerate
+    assign ucode_raddr_o = (exec && !run_i && take_lt) ? tgt[UAW-1:0] : raddr_fast;
+    assign ucode_fall_o  = raddr_base;
+    assign ucode_tgt_o   = tgt[UAW-1:0];
+    assign ucode_taken_o = taken;
     assign state_o       = status_q;
     assign trap_o        = trap_q;
     assign pc_o          = pc_q;
