@@ -30,7 +30,7 @@ module spu_board_spu #(
     parameter integer LOOP_DEPTH    = 4,   // nested hardware loops (INFO reports it; HX8K: 2)
     parameter integer SPAD_SPRAM    = 0,   // 1: scratchpad banks in the UP5K's SPRAM (spu_spad)
     parameter integer CHAIN         = 0,   // 1: chained streams (spu_load_unit; not with USE_ICE40_DSP: docs/fpga.md)
-    parameter integer UCODE_TWIN    = 0    // 1: the microcode store twice, 2 EBR more (spu_sequencer; timing)
+    parameter integer UCODE_TWIN    = 0    // 1: the microcode store twice, 2 EBR more (spu_core; timing)
 ) (
     input  wire clk12_i,
     input  wire btn_n_i,
