@@ -20,7 +20,7 @@
 // and, for the LCs its 4 extra address bits need and for timing, sets
 // LOOP_DEPTH = 2 (as the HX8K) and UCODE_TWIN = 1 (the microcode store twice:
 // a taken branch's target is read beside the fall-through, spu_core):
-// it meets 24 MHz but not yet with the 3 % slack the default keeps
+// it reaches 24 MHz at some placement seeds, not all three yet
 // (docs/fpga.md "SPRAM scratchpad"). Simulated as `sim?board=icebreaker-spram`.
 `default_nettype none
 module spu_board_icebreaker #(
