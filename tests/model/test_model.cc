@@ -98,7 +98,7 @@ TEST(ModelScalar, ArithmeticAndR0)
     EXPECT_EQ(m.reg(8), 1u);
     EXPECT_EQ(m.reg(9), 0x1fffffu);
     EXPECT_EQ(m.cnt(SPU_CNT_INSTRET), 11u);
-    EXPECT_EQ(st.cycles, 38u);  // 2 cycles each, mul 18, no tensor work
+    EXPECT_EQ(st.cycles, 54u);  // 2 cycles each, shli and mul 18, no tensor work
     EXPECT_EQ(st.pc, 10u);      // the halt
 }
 

@@ -170,7 +170,7 @@ TEST_P(RtlCore, ScalarOps)
     EXPECT_EQ(core->reg(12), r1 << 31);
     EXPECT_EQ(core->pc(), 13u);
     EXPECT_EQ(core->counter(SPU_CNT_INSTRET), 14u);
-    EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 60u);   // 2 each, mul 18 (iterative)
+    EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 92u);   // 2 each, shli and mul 18 (iterative)
 }
 
 TEST_P(RtlCore, BranchesAndJumps)

@@ -862,7 +862,7 @@ int spu_model_step(spu_model *m)
         wait = wait_until(m, max64(m->tu_idle, m->drained ? m->drain_done + 3 : 0));
         break;
     case SPU_OP_CNT: fwait = m->tu_idle > m->now ? m->tu_idle - m->now : 0; break;   /* in FETCH */
-    case SPU_OP_MUL: wait = d->cycles - 2; break;
+    case SPU_OP_MUL: case SPU_OP_SHLI: wait = d->cycles - 2; break;   /* the iterative multiplier */
     default: break;
     }
     /* cnt's FETCH wait ends early when the watchdog runs out (then traps) */
@@ -872,7 +872,7 @@ int spu_model_step(spu_model *m)
         uint64_t stall = 0;
         if (fwait)
             stall = (m->kill_at < m->now + fwait ? m->kill_at : m->now + fwait) - m->now;
-        else if (in.opcode != SPU_OP_MUL && m->kill_at > m->now + 1)
+        else if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_SHLI && m->kill_at > m->now + 1)
             stall = m->kill_at - (m->now + 1);
         return do_kill(m, stall);
     }
@@ -963,7 +963,8 @@ int spu_model_step(spu_model *m)
     }
     if (trap)
         return do_trap(m, trap);
-    if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_CNT && in.opcode != SPU_OP_BIAS && !is_vec_stream(in.opcode))
+    if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_SHLI && in.opcode != SPU_OP_CNT && in.opcode != SPU_OP_BIAS &&
+        !is_vec_stream(in.opcode))
         m->cnt[SPU_CNT_STALL_DRAIN] += extra;
     if (rd > 0)
         r[rd] = rd_val;
