@@ -760,7 +760,12 @@ module spu_sequencer #(
     assign running_o     = running_n;
     assign cnt_sel_o     = imm18u[3:0];
     assign cnt_use_o     = ok && wr_cnt;
-    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op_f == OP_CNT) && !f_wait;
+    // the counter store reads the cnt's slot in its last FETCH cycle. Without
+    // FETCH's traps in the condition (timing: the watchdog and pc-range
+    // verdicts -> the store's read select and write-back): a FETCH that traps
+    // with the tensor unit busy then reads as a plain cycle, and its EXEC
+    // (illegal, `ok` low) uses no counter value
+    assign cnt_fetch_o   = (ph_q == P_FETCH) && (op_f == OP_CNT) && tu_idle_i;
     assign clear_o       = run_i;
     assign drain_add_o   = do_st ? drain_cycles_i : 16'd0;
     assign tu_push_o     = do_mm || do_st || do_zacc;
