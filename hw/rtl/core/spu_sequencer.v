@@ -338,7 +338,15 @@ module spu_sequencer #(
     // The loop stack's dec / pop of an EXEC is applied in the next cycle
     // (timing: the branch decision no longer drives the stack's flip-flops);
     // a FETCH in that cycle looks past the pending operation.
-    reg           ls_dec_q, ls_pop_q;
+    // ls_dec_q / ls_pop_q: a sequential instruction at the top loop's end left
+    // EXEC. They are loaded without the branch decision (a bne / blt at a
+    // loop's end may be taken), which is its own flip-flop, tk_q; the
+    // decrement or pop takes effect when the branch was not taken (timing:
+    // the register file -> blt's carry chains -> ls_dec_q was the
+    // iCEBreaker's critical path, docs/fpga.md)
+    reg           ls_dec_pq, ls_pop_pq, tk_q;
+    wire          ls_dec_q = ls_dec_pq && !tk_q;
+    wire          ls_pop_q = ls_pop_pq && !tk_q;
     wire          ls_one;
     wire [PW-1:0] ls_end1, ls_start1;
     reg  [PW-1:0] fall_q;                 // next pc unless a branch / jmp / loop skip is taken
@@ -346,12 +354,13 @@ module spu_sequencer #(
     wire          unused_ls_count1_0 = ls_count1[0];
     always @(posedge clk_i) begin
         if (rst_i || run_i || stop_i) begin
-            ls_dec_q <= 1'b0;
-            ls_pop_q <= 1'b0;
+            ls_dec_pq <= 1'b0;
+            ls_pop_pq <= 1'b0;
         end else begin
-            ls_dec_q <= ls_dec;
-            ls_pop_q <= ls_pop;
+            ls_dec_pq <= ls_dec;
+            ls_pop_pq <= ls_pop;
         end
+        if (exec) tk_q <= taken;
     end
     wire [PW-1:0] pc_pw = {1'b0, pc_q[UAW-1:0]};
     assign at_end_f = ls_pop_q ? (!ls_one && (pc_pw == ls_end1))     // ls_end*: last body pc
@@ -478,7 +487,7 @@ module spu_sequencer #(
     wire        take_lt   = is_blt && br_lt;
     wire        taken     = take_fast || take_lt;
     wire [31:0] tgt       = is_jmp ? imm22u : imm18u;
-    wire        is_seq    = !taken && !is_loop;        // may take the back edge
+    wire        is_seq    = !is_jmp && !is_loop;       // may take the back edge (if not taken: tk_q)
 
     // traps of EXEC, one term per instruction (flags from FETCH): illegal
     // (also a loop's empty body), loop stack overflow, mm misaligned (K = 0:
