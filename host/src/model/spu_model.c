@@ -664,6 +664,13 @@ static int is_vec_op(unsigned op)
 }
 
 /* the instructions that stream through the unit (all but vlen / vstride) */
+/* shli and mul run on the iterative multiplier: their extra cycles are a
+ * plain wait (not a drain stall), and STOP does not count them as a stall */
+static int on_multiplier(unsigned op)
+{
+    return op == SPU_OP_MUL || op == SPU_OP_SHLI;
+}
+
 static int is_vec_stream(unsigned op)
 {
     return op >= SPU_OP_VADD && op <= SPU_OP_VDIV;
@@ -872,7 +879,7 @@ int spu_model_step(spu_model *m)
         uint64_t stall = 0;
         if (fwait)
             stall = (m->kill_at < m->now + fwait ? m->kill_at : m->now + fwait) - m->now;
-        else if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_SHLI && m->kill_at > m->now + 1)
+        else if (!on_multiplier(in.opcode) && m->kill_at > m->now + 1)
             stall = m->kill_at - (m->now + 1);
         return do_kill(m, stall);
     }
@@ -963,8 +970,7 @@ int spu_model_step(spu_model *m)
     }
     if (trap)
         return do_trap(m, trap);
-    if (in.opcode != SPU_OP_MUL && in.opcode != SPU_OP_SHLI && in.opcode != SPU_OP_CNT && in.opcode != SPU_OP_BIAS &&
-        !is_vec_stream(in.opcode))
+    if (!on_multiplier(in.opcode) && in.opcode != SPU_OP_CNT && in.opcode != SPU_OP_BIAS && !is_vec_stream(in.opcode))
         m->cnt[SPU_CNT_STALL_DRAIN] += extra;
     if (rd > 0)
         r[rd] = rd_val;

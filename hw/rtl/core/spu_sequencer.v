@@ -343,7 +343,9 @@ module spu_sequencer #(
     // loop's end may be taken), which is its own flip-flop, tk_q; the
     // decrement or pop takes effect when the branch was not taken (timing:
     // the register file -> blt's carry chains -> ls_dec_q was the
-    // iCEBreaker's critical path, docs/fpga.md)
+    // iCEBreaker's critical path, docs/fpga.md). tk_q is the same flip-flop as
+    // g_pc_bad_ff's br_q (Yosys merges them); kept apart so that the loop
+    // stack does not depend on that block's UCODE_WORDS condition
     reg           ls_dec_pq, ls_pop_pq, tk_q;
     wire          ls_dec_q = ls_dec_pq && !tk_q;
     wire          ls_pop_q = ls_pop_pq && !tk_q;
@@ -406,8 +408,8 @@ module spu_sequencer #(
     // regfile's read registers, which hold all through EXEC. mul_wait counts
     // as a plain extra cycle (not a drain stall).
     // shli is rB * 2^imm on the same steps (mul_pow): its one nonzero digit,
-    // 2^(imm mod 2), is step 15 - imm/2's. No barrel shifter: about 156 LCs
-    // fewer on the UP5K build, for 16 cycles more per shli (docs/isa.md).
+    // 2^(imm mod 2), is step 15 - imm/2's. No barrel shifter: 146 LCs fewer
+    // on the UP5K build, for 16 cycles more per shli (docs/isa.md, docs/fpga.md).
     reg  [31:0] mul_p_q;
     reg  [3:0]  mul_n_q;
     reg         mul_busy_q;
