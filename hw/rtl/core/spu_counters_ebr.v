@@ -206,11 +206,21 @@ module spu_counters_ebr #(
     end
 
     // ---- outputs -------------------------------------------------------------------------
-    // one mux for both readers: a host turn is never issued in a FETCH, so its
-    // result never lands in the EXEC of a `cnt`
-    wire        use_cyc = seq_use_i ? (seq_sel_i == CNT_CYCLES[3:0]) : !p_host_q;
-    wire        seq_zero = seq_use_i && (seq_sel_i >= NRAM);
-    wire [W-1:0] rd_value = seq_zero ? {W{1'b0}} : use_cyc ? cyc_q : sum[W-1:0];
+    // The `cnt`'s value: its selector decoded in FETCH (seq_fetch_i; EXEC
+    // always follows the FETCH that read the RAM) into two flip-flops, so that
+    // the EXEC's register write data starts from flip-flops and the RAM
+    // (timing: the microcode word -> the counter selector -> this mux -> the
+    // register write data was the SPRAM build's critical path at seeds 1-3).
+    reg         sq_cyc_q, sq_zero_q;
+    always @(posedge clk_i)
+        if (seq_fetch_i) begin
+            sq_cyc_q  <= (seq_sel_i == CNT_CYCLES[3:0]);
+            sq_zero_q <= (seq_sel_i >= NRAM);
+        end
+    wire [W-1:0] seq_value = sq_zero_q ? {W{1'b0}} : sq_cyc_q ? cyc_q : sum[W-1:0];
+    // the host's: a host turn is never issued in a FETCH, so its result never
+    // lands in the EXEC of a `cnt`
+    wire [W-1:0] rd_value = p_host_q ? sum[W-1:0] : cyc_q;
     reg  [W-1:0] host_q;
     reg  [3:0]   hsel_q;
     wire         ld_cyc  = !p_host_q && !seq_use_i && (host_sel_i == CNT_CYCLES[3:0]);
@@ -241,7 +251,7 @@ module spu_counters_ebr #(
             assign cycles_o     = cyc_q;
         end
         if (W > 32) begin : g_seq_cut
-            wire [W-33:0] unused_seq_hi = rd_value[W-1:32];
+            wire [W-33:0] unused_seq_hi = seq_value[W-1:32];
         end
         if (RW > W) begin : g_ram_cut
             wire [RW-W-1:0] unused_sum_hi = sum[RW-1:W];
@@ -251,7 +261,7 @@ module spu_counters_ebr #(
             wire [15-PDB:0] unused_drain_hi = drain_add_i[15:PDB];
         end
     endgenerate
-    assign seq_value_o = rd_value[31:0];
+    assign seq_value_o = seq_value[31:0];
 
 `ifndef SYNTHESIS
     // the prescaler sizing of the header, checked in simulation
