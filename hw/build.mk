@@ -127,29 +127,30 @@ sim-speed: $(ARRAY_SPEED) $(SPU_SIM) $(SPU_BIN)
 # board's parameters, behind the same pty harness (-DSPU_SIM_BOARD). The
 # parameters are the board tops' defaults (hw/rtl/board/spu_board_BOARD.v,
 # docs/fpga.md); the harness gets the same numbers. docs/sim.md.
-SIM_BOARDS           := icebreaker hx8k icebreaker-spram
-SIMB_icebreaker_DSP  := 1
-SIMB_icebreaker_PAD  := 1
+SIM_BOARDS           := icebreaker hx8k icebreaker-ebr
+# scratchpad: the iCEBreaker's default is its four SPRAM blocks (128 KiB in
+# single-port banks; docs/rtl.md "Scratchpad in SPRAM"), with the top's
+# LOOP_DEPTH=2 and UCODE_TWIN=1 (the microcode store twice) that go with it;
+# icebreaker-ebr is its SPAD_SPRAM=0 build (8 KiB of EBR, four loops), and
+# the HX8K has 8 KiB of EBR and two loops
+SIMB_icebreaker_DSP   := 1
+SIMB_icebreaker_PAD   := 1
+SIMB_icebreaker_SPAD  := 131072
+SIMB_icebreaker_SPRAM := 1
+SIMB_icebreaker_LOOPS := 2
+SIMB_icebreaker_TWIN  := 1
+SIMB_icebreaker-ebr_DSP   := 1
+SIMB_icebreaker-ebr_PAD   := 1
+SIMB_icebreaker-ebr_SPAD  := 8192
+SIMB_icebreaker-ebr_SPRAM := 0
+SIMB_icebreaker-ebr_LOOPS := 4
+SIMB_icebreaker-ebr_TWIN  := 0
 SIMB_hx8k_DSP        := 0
 SIMB_hx8k_PAD        := 0
-SIMB_icebreaker_LOOPS := 4
+SIMB_hx8k_SPAD       := 8192
+SIMB_hx8k_SPRAM      := 0
 SIMB_hx8k_LOOPS      := 2
-# scratchpad: 8 KiB of EBR on both boards' defaults; icebreaker-spram is the
-# iCEBreaker with SPAD_SPRAM=1 (its four SPRAM blocks, 128 KiB in single-port
-# banks; docs/rtl.md "Scratchpad in SPRAM"), which also sets the top's
-# LOOP_DEPTH=2 and UCODE_TWIN=1 (the microcode store twice)
-SIMB_icebreaker_SPAD  := 8192
-SIMB_icebreaker_SPRAM := 0
-SIMB_hx8k_SPAD        := 8192
-SIMB_hx8k_SPRAM       := 0
-SIMB_icebreaker_TWIN  := 0
-SIMB_hx8k_TWIN        := 0
-SIMB_icebreaker-spram_DSP   := 1
-SIMB_icebreaker-spram_PAD   := 1
-SIMB_icebreaker-spram_SPAD  := 131072
-SIMB_icebreaker-spram_SPRAM := 1
-SIMB_icebreaker-spram_LOOPS := 2
-SIMB_icebreaker-spram_TWIN  := 1
+SIMB_hx8k_TWIN       := 0
 SIMB_ROWS    ?= 4
 SIMB_COLS    ?= 4
 SIMB_CLK_MHZ ?= 24

@@ -45,11 +45,14 @@ rc=0
 num() { sed -n "s/.*\"$1\":[[:space:]]*\\([-0-9.eE+]*\\).*/\\1/p" "$2" | head -n 1; }
 
 # --- synthesis, place and route --------------------------------------------------
+# the sweep's scratchpad is EBR of any size: the iCEBreaker's default SPRAM
+# scratchpad (128 KiB, docs/fpga.md) is turned off
+spram_param=; [ "$board" = icebreaker ] && spram_param=SPAD_SPRAM=0
 synth_status=skipped lcs= lcs_avail= dsps= ebr= fmax= met=
 if [ "$synth" = 1 ]; then
     if SEED=$seed QUIET=1 synth/flow.sh board "$board" "$out/fpga" "dse_$SWEEP_NAME" \
         ROWS="$rows" COLS="$cols" SPAD_BANKS="$banks" SPAD_BYTES="$spad" UCODE_WORDS="$ucode" \
-        FORMATS="$formats" CLK_MHZ="$clk" > "$out/flow.log" 2>&1; then
+        FORMATS="$formats" CLK_MHZ="$clk" $spram_param > "$out/flow.log" 2>&1; then
         synth_status=ok
     else
         synth_status=$(grep -q "timing not met" "$out/flow.log" && echo timing || echo FAIL)

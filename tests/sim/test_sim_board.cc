@@ -21,14 +21,16 @@ extern "C" {
 
 namespace {
 
-// The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md): 8 KiB
-// of EBR on both; icebreaker-spram is the iCEBreaker's SPRAM build (128 KiB,
-// single-port banks: docs/rtl.md "Scratchpad in SPRAM"; two nested loops).
-uint32_t board_spad(const std::string &b) { return b == "icebreaker-spram" ? 131072u : 8192u; }
+// The board tops' defaults (hw/rtl/board/spu_board_*.v, docs/fpga.md): the
+// iCEBreaker's scratchpad is its SPRAM (128 KiB, single-port banks: docs/rtl.md
+// "Scratchpad in SPRAM"; two nested loops), the HX8K's 8 KiB of EBR;
+// icebreaker-ebr is the iCEBreaker's SPAD_SPRAM=0 build (8 KiB of EBR, four loops).
+bool is_spram(const std::string &b) { return b == "icebreaker"; }
+uint32_t board_spad(const std::string &b) { return is_spram(b) ? 131072u : 8192u; }
 std::string board_model(const std::string &b)
 {
-    return b == "icebreaker-spram" ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&loops=2"
-                                   : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
+    return is_spram(b) ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&loops=2"
+                       : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
 }
 constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 8000000, kCpb = 3;
 
@@ -50,13 +52,13 @@ TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
     EXPECT_EQ(in.cols, 4u);
     EXPECT_EQ(in.spad_bytes, board_spad(GetParam()));
     EXPECT_EQ(in.spad_banks, 2u);
-    EXPECT_EQ((in.features & SPU_FEATURE_SPRAM) != 0, std::string(GetParam()) == "icebreaker-spram");
+    EXPECT_EQ((in.features & SPU_FEATURE_SPRAM) != 0, is_spram(GetParam()));
     EXPECT_EQ(in.features & SPU_FEATURE_CHAIN, 0u);   // the boards' CHAIN = 0 (docs/fpga.md)
     EXPECT_EQ(in.ucode_words, 256u);
     EXPECT_EQ(in.drain_lanes, 1u);
     // the HX8K and the iCEBreaker's SPRAM build carry two loop-stack
-    // entries fewer (area, docs/fpga.md)
-    EXPECT_EQ(in.loop_depth, std::string(GetParam()) == "icebreaker" ? 4u : 2u);
+    // entries fewer than its EBR build (area, docs/fpga.md)
+    EXPECT_EQ(in.loop_depth, std::string(GetParam()) == "icebreaker-ebr" ? 4u : 2u);
     EXPECT_EQ(in.clock_hz, kBoardClock);
     EXPECT_EQ(in.link_baud, kBoardBaud);
     spu_sim_time_t t;
@@ -103,7 +105,7 @@ TEST_P(BoardSim, GemmIsBitAndCycleExactWithTheBoardShapedModel)
 // A GEMM whose operands (A 64x256 and B 256x64: 32 KiB) need more than
 // 8 KiB: one piece on the iCEBreaker's SPRAM scratchpad (the host's
 // plan follows INFO), several on the HX8K's 8 KiB; bit- and cycle-exact with
-// the board-shaped model either way (icebreaker-spram: the model with
+// the board-shaped model either way (icebreaker: the model with
 // spram=1, so the single-port rule is checked), and the same end state.
 TEST_P(BoardSim, GemmBeyond8KiBIsOnePieceOnSpramAndExact)
 {
@@ -130,7 +132,7 @@ TEST_P(BoardSim, GemmBeyond8KiBIsOnePieceOnSpramAndExact)
     EXPECT_EQ(ss.cycles, ms.cycles);
     EXPECT_EQ(ss.cycles, ss.model_cycles);
     EXPECT_EQ(ss.pieces, ms.pieces);
-    if (b == "icebreaker-spram")
+    if (is_spram(b))
         EXPECT_EQ(ss.pieces, 1u);
     else
         EXPECT_GT(ss.pieces, 1u);
@@ -204,7 +206,7 @@ TEST_P(BoardSim, LinkCyclesAreAccountedFor)
                 (unsigned long long)gs.cycles, (long long)(dc - line - gs.cycles));
 }
 
-INSTANTIATE_TEST_SUITE_P(Boards, BoardSim, ::testing::Values("icebreaker", "hx8k", "icebreaker-spram"),
+INSTANTIATE_TEST_SUITE_P(Boards, BoardSim, ::testing::Values("icebreaker", "hx8k", "icebreaker-ebr"),
                          [](const ::testing::TestParamInfo<const char *> &i) {
                              std::string n = i.param;
                              for (auto &c : n)

@@ -46,7 +46,7 @@ _Static_assert(sizeof(struct sim_stats) == 80, "layout of hw/sim/spu_sim_stats.h
 #define SIM_STATS_MAGIC 0x54555053u
 
 /* Boards with a board-shaped simulator (build/bin/spu-sim-BOARD, hw/build.mk). */
-static const char *const sim_boards[] = { "icebreaker", "hx8k", "icebreaker-spram" };
+static const char *const sim_boards[] = { "icebreaker", "hx8k", "icebreaker-ebr" };
 
 static int executable(const char *p)
 {
@@ -195,7 +195,7 @@ static int sim_open(void **impl, const spu_uri *u)
             i++;
         if (i == nb)
             return spu_uri_fail(u, SPU_EINVAL, "URI key board: no simulator of board '%s' "
-                                "(known: icebreaker, hx8k, icebreaker-spram)", board);
+                                "(known: icebreaker, hx8k, icebreaker-ebr)", board);
         if (trace[0])
             return spu_uri_fail(u, SPU_ENOTSUP, "board simulators are built without tracing "
                                 "(trace= works on the plain sim)");

@@ -12,16 +12,17 @@
 //   led_o[1]  UART RX activity, led_o[2] UART TX activity (stretched)
 //   led_o[4:3] off; btn_i (PMOD2 buttons) are reserved
 // CLK_MHZ is one of 24, 30, 36, 42, 48 (PLL settings from `icepll -i 12 -o F`).
-// UP5K memory: 30 EBR of 4 Kbit and 4 SPRAM of 256 Kbit. Default: an 8 KB
-// scratchpad in 16 EBR (2 banks), with the microcode store and counters 29
-// EBR, and four nested hardware loops. SPAD_SPRAM = 1 puts the scratchpad in
-// the four SPRAM blocks (128 KB, 2 banks of 2 blocks side by side for the
-// 4x4's 32-bit word, single-port: docs/rtl.md "Scratchpad in SPRAM"; 15 EBR)
-// and, for the LCs its 4 extra address bits need and for timing, sets
-// LOOP_DEPTH = 2 (as the HX8K) and UCODE_TWIN = 1 (the microcode store twice:
-// a taken branch's target is read beside the fall-through, spu_core):
-// it reaches 24 MHz at some placement seeds, not all three yet
-// (docs/fpga.md "SPRAM scratchpad"). Simulated as `sim?board=icebreaker-spram`.
+// UP5K memory: 30 EBR of 4 Kbit and 4 SPRAM of 256 Kbit. Default
+// (SPAD_SPRAM = 1): a 128 KB scratchpad in the four SPRAM blocks (2 banks of
+// 2 blocks side by side for the 4x4's 32-bit word, single-port: docs/rtl.md
+// "Scratchpad in SPRAM"; 15 EBR for the microcode store, twice, and the
+// counters), two nested hardware loops (as the HX8K) and UCODE_TWIN = 1 (the
+// microcode store twice: a taken branch's target is read beside the
+// fall-through, spu_core), for the LCs the 4 extra address bits need and for
+// timing: >= 3 % slack at placement seeds 1-3 (docs/fpga.md "SPRAM
+// scratchpad"). SPAD_SPRAM = 0 is the 8 KB EBR build (16 EBR, 2 banks, dual-
+// port: the drain never holds a stream back) with four nested loops,
+// simulated as `sim?board=icebreaker-ebr`.
 `default_nettype none
 module spu_board_icebreaker #(
     parameter integer ROWS        = 4,
@@ -29,7 +30,7 @@ module spu_board_icebreaker #(
     parameter [31:0]  FORMATS     = 32'h1,
     parameter integer CLK_MHZ     = 24,
     parameter integer BAUD        = 0,         // 0: fastest FT2232H rate (spu_board_spu)
-    parameter integer SPAD_SPRAM  = 0,           // 1: scratchpad in SPRAM (and the defaults below follow)
+    parameter integer SPAD_SPRAM  = 1,           // 1: scratchpad in SPRAM, 0: in EBR (the defaults below follow)
     parameter integer SPAD_BYTES  = (SPAD_SPRAM != 0) ? 131072 : 8192,
     parameter integer SPAD_BANKS  = 2,
     parameter integer UCODE_WORDS = 256,
