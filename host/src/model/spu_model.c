@@ -663,7 +663,6 @@ static int is_vec_op(unsigned op)
     return op >= SPU_OP_VLEN && op <= SPU_OP_VDIV;
 }
 
-/* the instructions that stream through the unit (all but vlen / vstride) */
 /* shli and mul run on the iterative multiplier: their extra cycles are a
  * plain wait (not a drain stall), and STOP does not count them as a stall */
 static int on_multiplier(unsigned op)
@@ -671,6 +670,7 @@ static int on_multiplier(unsigned op)
     return op == SPU_OP_MUL || op == SPU_OP_SHLI;
 }
 
+/* the instructions that stream through the unit (all but vlen / vstride) */
 static int is_vec_stream(unsigned op)
 {
     return op >= SPU_OP_VADD && op <= SPU_OP_VDIV;
