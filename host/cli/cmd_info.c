@@ -70,13 +70,17 @@ int spu_cmd_info(int argc, char **argv)
         cJSON_AddBoolToObject(o, "vector", (in.features & SPU_FEATURE_VECTOR) != 0);
         cJSON_AddBoolToObject(o, "spad_single_port", (in.features & SPU_FEATURE_SPRAM) != 0);
         cJSON_AddBoolToObject(o, "chained_streams", (in.features & SPU_FEATURE_CHAIN) != 0);
+        cJSON_AddBoolToObject(o, "array_buses", (in.features & SPU_FEATURE_BUS) != 0);
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
         cJSON_Delete(o);
     } else {
         printf("device       %s\n", device);
-        printf("array        %u x %u tiles\n", in.rows, in.cols);
+        printf("array        %u x %u tiles, %s\n", in.rows, in.cols,
+               (in.features & SPU_FEATURE_BUS)
+                   ? "row / column buses: a step reaches every tile in 2 cycles"
+                   : "systolic: a step reaches the last tile in rows + cols cycles");
         printf("scratchpad   %u bytes in %u banks, %u-byte words%s\n", in.spad_bytes, in.spad_banks, in.word_bytes,
                (in.features & SPU_FEATURE_SPRAM) ? ", single-port (SPRAM: mm waits for the drain)" : "");
         printf("microcode    %u words, %u nested loops\n", in.ucode_words, in.loop_depth);

@@ -25,7 +25,7 @@ module spu_top #(
     parameter [31:0]  FORMATS      = 32'h1F9D,       // bit d: dtype code d (spu_cfg.def): int8 e4m3 e5m2 bf16 mxfp8_e4m3 mxfp8_e5m2 mxint8 mxfp6_e3m2 mxfp6_e2m3 mxfp4_e2m1 (sim); boards pass 1
     parameter [31:0]  RTL_VERSION  = 32'h00000100,   // major<<16 | minor<<8 | patch
     parameter integer USE_ICE40_DSP = 0,              // 1: int8 tile multipliers in SB_MAC16 (UP5K)
-    parameter integer BROADCAST     = 0,              // 1: array row/column buses (spu_array; the boards)
+    parameter integer BROADCAST     = 1,              // 1: array row/column buses, no skew (spu_array; sim and boards; INFO features bit 3)
     parameter integer CNT_WIDTH    = 64,              // counters kept in 32..64 bits (boards: 32)
     parameter integer CNT_RAM      = 0,               // 1: counters 1..8 in an EBR (boards; spu_counters)
     parameter integer VECTOR       = 1,               // 1: the vector unit (sim); the boards pass 0
@@ -120,7 +120,7 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES), .FORMATS(FORMATS),
         .RTL_VERSION(RTL_VERSION), .CLOCK_HZ(CLOCK_HZ), .CNT_WIDTH(CNT_WIDTH),
-        .LINK_BAUD(P_BAUD), .FEATURES({29'd0, (P_CHAIN != 0), (SPAD_SPRAM != 0), (VECTOR != 0)})
+        .LINK_BAUD(P_BAUD), .FEATURES({28'd0, (BROADCAST != 0), (P_CHAIN != 0), (SPAD_SPRAM != 0), (VECTOR != 0)})
     ) u_engine (
         .clk_i(clk_i), .rst_i(rst_i),
         .rx_valid_i(rx_valid), .rx_ready_o(rx_ready), .rx_data_i(rx_data),

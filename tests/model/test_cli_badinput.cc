@@ -240,6 +240,14 @@ TEST(BadInput, UriKeysAndValuesAreExplained)
     r = sh(kSpu + " info --device 'model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1' --json");
     EXPECT_EQ(r.code, 0) << r.out;
     EXPECT_NE(r.out.find("\"rows\":4"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"array_buses\":true"), std::string::npos) << r.out;   // the default
+    // bus=0: the systolic array's timing; anything else is refused
+    r = sh(kSpu + " info --device 'model?bus=0' --json");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("\"array_buses\":false"), std::string::npos) << r.out;
+    r = sh(kSpu + " info --device 'model?bus=2'");
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("bus=2"), std::string::npos) << r.out;
 }
 
 TEST(BadInput, NumbersAreDecimalAndSeedConflictsWithFiles)

@@ -65,24 +65,62 @@ TEST(GemmModel, ChainedStreamsAreNeverSlower)
         {8, 8, 8}, {16, 16, 64}, {37, 29, 300}, {64, 64, 512}, {100, 3, 64}, {512, 64, 4}, {40, 300, 24},
         {17, 31, 1}, {24, 24, 47}, {24, 24, 48}, {24, 24, 49}, {13, 17, 1031}, {200, 200, 8},
     };
-    for (const char *geo : {"", "rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&"}) {
+    const std::string sys = "bus=0&";   // the systolic 8 x 8
+    for (std::string geo : {std::string(""), sys, std::string("rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&")}) {
         for (auto [m, n, k] : shapes) {
             spu_gemm_stats one{}, two{};
-            run_shape((std::string("model?") + geo + "chain=0").c_str(), m, n, k, &one);
-            run_shape((std::string("model?") + geo + "chain=1").c_str(), m, n, k, &two);
+            run_shape(("model?" + geo + "chain=0").c_str(), m, n, k, &one);
+            run_shape(("model?" + geo + "chain=1").c_str(), m, n, k, &two);
             EXPECT_LE(two.cycles, one.cycles) << geo << m << "x" << n << "x" << k;
-            if (m == 16 && k == 64 && !*geo) {
-                EXPECT_EQ(one.cycles, 289u);   // 4 blocks of K + 2
+            if (m == 16 && k == 64 && geo == sys) {
+                EXPECT_EQ(one.cycles, 289u);   // 4 blocks of K + 2, the skew R + C once
                 EXPECT_EQ(two.cycles, 283u);   // 4 blocks of K, 2 once
+            }
+            if (m == 16 && k == 64 && geo.empty()) {   // buses: 2 instead of R + C
+                EXPECT_EQ(one.cycles, 275u);
+                EXPECT_EQ(two.cycles, 269u);
             }
             // drain-bound without chaining (K = 4 < R + C + D - 1: a block every
             // 23 cycles); chained, the drain starts when row 0 is captured and
-            // the next st launches 9 cycles after the last: under half
-            if (m == 512 && !*geo) {
+            // the next st launches 9 cycles after the last: under half. With
+            // buses a block is drain-bound either way (an st every 1 + D = 9
+            // cycles), so the two are equal there
+            if (m == 512 && geo == sys) {
                 EXPECT_LT(2 * two.cycles, one.cycles);
+            }
+            if (m == 512 && geo.empty()) {
+                EXPECT_EQ(two.cycles, one.cycles);
             }
         }
     }
+}
+
+// A GEMM of one output block runs firmware/gemm_int8_block.s (cfg, mm, st,
+// halt): K + 9 cycles with buses (the mm launches at 4, the st's slot is
+// K + 5, its wave leaves the tiles at K + 7, halt ends at the idle K + 8),
+// K + 7 + R + C on the systolic array; 4 instructions; one piece up to half
+// the scratchpad of K (A and B each in half the banks). Results against the
+// plain loop (run_shape).
+TEST(GemmModel, OneBlockTakesTheShortKernel)
+{
+    const std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> shapes = {
+        {1, 1, 1}, {8, 8, 8}, {3, 5, 7}, {8, 1, 64}, {8, 8, 512}, {8, 8, 8200}, {2, 7, 16000},
+    };
+    for (const char *uri : {"model", "model?bus=0", "model?chain=0"}) {
+        const uint64_t over = std::string(uri) == "model?bus=0" ? 7 + 16 : 9;
+        for (auto [m, n, k] : shapes) {
+            spu_gemm_stats s{};
+            run_shape(uri, m, n, k, &s);
+            EXPECT_EQ(s.pieces, 1u) << uri << " " << m << "x" << n << "x" << k;
+            EXPECT_EQ(s.cycles, k + over) << uri << " " << m << "x" << n << "x" << k;
+            EXPECT_EQ(s.instret, 4u) << uri;
+            EXPECT_EQ(s.stall_bank, 0u) << uri;
+        }
+    }
+    // two blocks: the loops of gemm_int8.s (11 instructions before halt for one)
+    spu_gemm_stats s{};
+    run_shape("model", 9, 8, 8, &s);
+    EXPECT_EQ(s.instret, 2u + 2 * (1 + 5 * 1 + 3) + 1);
 }
 
 TEST(GemmModel, PiecesWhenOperandsExceedTheScratchpad)

@@ -18,7 +18,7 @@ namespace {
 struct Model {
     spu_model *m = nullptr;
     explicit Model(uint32_t rows = 8, uint32_t cols = 8, uint32_t spad = 262144, uint32_t banks = 4,
-                   uint32_t lanes = 0, uint32_t chain = 1)
+                   uint32_t lanes = 0, uint32_t chain = 1, uint32_t bus = 1)
     {
         spu_model_config c;
         spu_model_config_default(&c);
@@ -28,6 +28,7 @@ struct Model {
         c.spad_banks = banks;
         c.drain_lanes = lanes;
         c.chain = chain;
+        c.bus = bus;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
     }
     ~Model() { spu_model_free(m); }
@@ -227,10 +228,11 @@ TEST(ModelTraps, RunningOffTheEndOfTheStore)
 }
 
 // mm + st on random data against a plain loop, for several geometries.
-// lanes: accumulators drained per cycle (0 = a row, C).
-void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t lanes = 0)
+// lanes: accumulators drained per cycle (0 = a row, C); bus: row / column
+// buses (1) or a systolic array (0).
+void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t lanes = 0, uint32_t bus = 1)
 {
-    Model m(R, C, 65536, banks, lanes);
+    Model m(R, C, 65536, banks, lanes, 1, bus);
     const uint32_t wb = std::max(R, C);
     std::mt19937 rng(R * 1000 + C * 10 + K);
     const uint32_t bank = 65536 / banks;
@@ -266,10 +268,10 @@ void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t la
     EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), drain);
     // docs/isa.md "Tensor unit": mm at 0 is taken at 1 and launches at 2,
     // its last step reads at 2 + stream; st (at 2) is taken at 3 and launches
-    // right after it; its wave reaches the last tile R + C later, the drain
-    // writes after that; halt (at 4, EXEC from 5) waits for the wave only
-    // (G + 1: the tensor unit idle), not for the drain's writes
-    const uint64_t L_st = 2 + mm_stream + 1, G = L_st + R + C;
+    // right after it; its wave reaches the last tile R + C later (2 with
+    // buses), the drain writes after that; halt (at 4, EXEC from 5) waits for
+    // the wave only (G + 1: the tensor unit idle), not for the drain's writes
+    const uint64_t L_st = 2 + mm_stream + 1, G = L_st + (bus ? 2 : R + C);
     const uint64_t ready = G + 1;
     const uint64_t wait = ready > 5 ? ready - 5 : 0;
     EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), wait);
@@ -279,6 +281,8 @@ void check_block(uint32_t R, uint32_t C, uint32_t K, uint32_t banks, uint32_t la
 TEST(ModelTensor, MmStMatchesLoop)
 {
     for (uint32_t K : {1u, 2u, 7u, 64u, 1000u}) check_block(8, 8, K, 4);
+    for (uint32_t K : {1u, 7u, 64u}) check_block(8, 8, K, 4, 0, 0);   // systolic
+    check_block(4, 4, 33, 4, 1, 0);
     check_block(4, 4, 33, 4);
     check_block(2, 8, 17, 4);
     check_block(8, 2, 17, 2);
@@ -338,31 +342,42 @@ TEST(ModelTensor, AccumulateZaccAndSwap)
 
 TEST(ModelTensor, BackToBackStoresStallOnTheDrain)
 {
-    Model m;
-    auto st = m.run("st r1\nst r2\nsync\nhalt\n", {0, 512});
-    ASSERT_EQ(st.state, SPU_STATE_HALTED);
     const uint64_t d = 8;      // 8 rows, a row (4 words of int32) per cycle
-    // docs/isa.md "Tensor unit", "Chained streams" (the default model): st@0
-    // is taken at 1 and goes alone at W1 = 2 (nothing behind it is an mm);
-    // its drain starts when row 0 is captured, S1 = W1 + 8 + 1 = 11, and
-    // writes 12..19; the second st is taken at 3 and launches at st_ready =
-    // W1 + 1 + max(d, 8) = 11, S2 = 20, drain_done = S2 + d - 1 = 27, its wave
-    // passes the last tile at G2 = 11 + 16 = 27: sync@4 waits until
-    // max(G2 + 1, 27) = 28 (EXEC from 5: 23 cycles); halt@29.
-    EXPECT_EQ(spu_model_st_gap(spu_model_get_config(m.m)), 9u);
-    EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), 23u);
-    EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), 2 * d);
-    EXPECT_EQ(st.cycles, 31u);
-    // without chained streams the drain starts when the wave has passed the
-    // last tile: st@0 launches 2, G1 = 18, writes 19..26; the second st
-    // launches at st_ready = G1 + d - 1 = 25, G2 = 41; sync waits until
-    // drain_done = G2 + d - 1 = 48 (43 cycles); halt@49
-    Model n(8, 8, 262144, 4, 0, 0);
-    st = n.run("st r1\nst r2\nsync\nhalt\n", {0, 512});
-    ASSERT_EQ(st.state, SPU_STATE_HALTED);
-    EXPECT_EQ(n.cnt(SPU_CNT_STALL_DRAIN), 43u);
-    EXPECT_EQ(n.cnt(SPU_CNT_DRAIN_BUSY), 2 * d);
-    EXPECT_EQ(st.cycles, 51u);
+    // `st r1; st r2; sync; halt` on an 8 x 8 with chain and bus as given:
+    // the wave span and st gap, the sync's wait and the run's cycles
+    auto check = [&](uint32_t chain, uint32_t bus, uint32_t span, uint32_t gap, uint64_t stall, uint64_t cycles) {
+        Model m(8, 8, 262144, 4, 0, chain, bus);
+        auto st = m.run("st r1\nst r2\nsync\nhalt\n", {0, 512});
+        ASSERT_EQ(st.state, SPU_STATE_HALTED);
+        EXPECT_EQ(spu_model_wave_span(spu_model_get_config(m.m)), span) << chain << bus;
+        if (chain) {
+            EXPECT_EQ(spu_model_st_gap(spu_model_get_config(m.m)), gap) << bus;
+        }
+        EXPECT_EQ(m.cnt(SPU_CNT_STALL_DRAIN), stall) << chain << bus;
+        EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), 2 * d);
+        EXPECT_EQ(st.cycles, cycles) << chain << bus;
+    };
+    // The default model: row / column buses (the wave span Z = 2) and chained
+    // streams. st@0 is taken at 1 and goes alone at W1 = 2 (nothing behind it
+    // is an mm); every row is captured at W1 + 2, where the drain starts, S1
+    // = G1 = 4, writing 5..12; the second st is taken at 3 and launches at
+    // st_ready = W1 + 1 + d = 11 (its wave captures at 13, after the drain's
+    // last read at 12), S2 = G2 = 13, drain_done = S2 + d - 1 = 20: sync@4
+    // waits until max(G2 + 1, 20) = 20 (EXEC from 5: 15 cycles); halt@21.
+    check(1, 1, 2, 1 + d, 15, 23);
+    // docs/isa.md "Tensor unit", "Chained streams" on the systolic array
+    // (Z = R + C = 16): st@0 goes alone at W1 = 2; its drain starts when row
+    // 0 is captured, S1 = W1 + 8 + 1 = 11, and writes 12..19; the second st
+    // is taken at 3 and launches at st_ready = W1 + 1 + max(d, 8) = 11, S2 =
+    // 20, drain_done = S2 + d - 1 = 27, its wave passes the last tile at G2 =
+    // 11 + 16 = 27: sync@4 waits until max(G2 + 1, 27) = 28 (EXEC from 5: 23
+    // cycles); halt@29.
+    check(1, 0, 16, 9, 23, 31);
+    // systolic without chained streams the drain starts when the wave has
+    // passed the last tile: st@0 launches 2, G1 = 18, writes 19..26; the
+    // second st launches at st_ready = G1 + d - 1 = 25, G2 = 41; sync waits
+    // until drain_done = G2 + d - 1 = 48 (43 cycles); halt@49
+    check(0, 0, 16, 0, 43, 51);
 }
 
 // Single-port SPRAM banks (spram = 1, INFO features bit 1): an mm launches
@@ -375,13 +390,20 @@ TEST(ModelTensor, BackToBackStoresStallOnTheDrain)
 //   drain writes 45..60 after it).
 //   spram = 1: it launches 39 (drain_idle); st@14 is taken at 39 (wait 24),
 //   launches 50, G = 58; halt@40 waits until 59: 60 cycles.
+// That is the systolic array (G = L + R + C); with the boards' buses (G = L
+// + 2): the first st's G = 15, st_ready = drain_done = 30, drain_idle = 33.
+//   spram = 0: the second mm launches 14, its st launches 30, G = 32; halt@16
+//   waits until 33: 34 cycles.
+//   spram = 1: the second mm launches 33, streams 34..43; st@14 is taken at
+//   33 (wait 18), launches 44, G = 46; halt@34 waits until 47: 48 cycles.
 TEST(ModelTensor, SpramMmWaitsForTheDrainWrites)
 {
-    for (uint32_t spram = 0; spram < 2; spram++) {
+    for (uint32_t cfgi = 0; cfgi < 4; cfgi++) {
+        const uint32_t spram = cfgi & 1, bus = cfgi >> 1;
         spu_model_config c;
         spu_model_config_default(&c);
         c.rows = 4; c.cols = 4; c.spad_bytes = 131072; c.spad_banks = 2; c.drain_lanes = 1;
-        c.vector = 0; c.spram = spram; c.chain = 0;
+        c.vector = 0; c.spram = spram; c.chain = 0; c.bus = bus;
         spu_model *m = nullptr;
         ASSERT_EQ(spu_model_create(&m, &c), 0);
         spu_image img{};
@@ -395,7 +417,7 @@ TEST(ModelTensor, SpramMmWaitsForTheDrainWrites)
         spu_status_t st;
         spu_model_status(m, &st);
         EXPECT_EQ(st.state, SPU_STATE_HALTED);
-        EXPECT_EQ(st.cycles, spram ? 60u : 46u) << "spram " << spram;
+        EXPECT_EQ(st.cycles, bus ? (spram ? 48u : 34u) : (spram ? 60u : 46u)) << "spram " << spram << " bus " << bus;
         spu_model_free(m);
     }
     // the vector unit reads and writes every cycle: not with single-port banks

@@ -3,11 +3,13 @@
 # C reference model (host/src/model/) and with plain C++ references.
 #
 # Two geometries, each its own Verilated model under $(BUILD)/rtl_core/<cfg>/:
-#   c8 : 8x8, 256 KiB in 4 banks, 1024 microcode words (the sim default)
+#   c8 : 8x8, 256 KiB in 4 banks, 1024 microcode words, row / column buses
+#        (BROADCAST=1): the sim default
 #   c4 : 4x4,   8 KiB in 2 banks,  256 microcode words: the iCE40 boards' shape --
 #        broadcast array, 32-bit counters in an EBR (CNT_RAM=1), one accumulator
 #        drained per cycle (DRAIN_LANES=1)
 #   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word)
+#        and the systolic array (BROADCAST=0: operands skewed through the tiles)
 #   c4s: c4 with the iCEBreaker's scratchpad: 128 KiB in 2 banks of single-port
 #        SPRAM (SPAD_SPRAM=1, spu_spram_model; an mm waits for the drain)
 #   c4f: c4 carrying every array format (FORMATS 0x1F9D): bf16 and MX on the
@@ -25,10 +27,11 @@ RTLC_RTL     := $(sort $(wildcard hw/rtl/core/*.v))
 RTLC_NUM     := $(sort $(wildcard hw/rtl/numerics/*.v))   # units the float tiles instantiate (-y)
 RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
 RTLC_CFGS    := c8 c4 c8n c4s c4f
-RTLC_GEOM_c8 := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'h1F9D -GVECTOR=1 -GCHAIN=1
+RTLC_8X8     := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'h1F9D -GVECTOR=1 -GCHAIN=1
+RTLC_GEOM_c8 := $(RTLC_8X8) -GBROADCAST=1
 RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
-RTLC_GEOM_c8n := $(RTLC_GEOM_c8) -GDRAIN_LANES=1
+RTLC_GEOM_c8n := $(RTLC_8X8) -GDRAIN_LANES=1 -GBROADCAST=0
 RTLC_GEOM_c4s := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=131072 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                  -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1 -GSPAD_SPRAM=1 -GUCODE_TWIN=1
 # c4f: c4 (the boards' broadcast array wiring) carrying every array format:

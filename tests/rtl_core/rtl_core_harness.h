@@ -33,6 +33,7 @@ struct Geom {
     uint32_t vector;    // VECTOR of the build: 1 = the vector unit
     uint32_t spram = 0; // SPAD_SPRAM of the build: 1 = single-port SPRAM banks
     uint32_t chain = 0; // CHAIN of the build: 1 = chained streams (docs/isa.md)
+    uint32_t bus = 0;   // BROADCAST of the build: 1 = row / column buses, no skew
     uint32_t word_bytes() const { return rows > cols ? rows : cols; }
 };
 
@@ -214,16 +215,17 @@ template <class V> class Core : public CoreBase {
 };
 
 // The Verilated configurations (tests/rtl_core/build.mk): 8 = c8, 4 = c4,
-// 1 = c8n (c8 with one drain lane: int32 elements share a word), 5 = c4s
+// 1 = c8n (c8 with one drain lane, int32 elements sharing a word, and the
+// systolic array: BROADCAST = 0), 5 = c4s
 // (c4 with the iCEBreaker's 128 KiB single-port SPRAM scratchpad), 6 = c4f
 // (c4 carrying every array format: bf16 and MX on the broadcast wiring).
 inline std::unique_ptr<CoreBase> make_core(int which)
 {
-    if (which == 5) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4s>({4, 4, 131072, 2, 256, 4, 1, 0x1, 0, 1}));
-    if (which == 6) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4f>({4, 4, 8192, 2, 256, 4, 1, 0x1F9D, 0}));
-    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x1F9D, 1, 0, 1}));
+    if (which == 5) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4s>({4, 4, 131072, 2, 256, 4, 1, 0x1, 0, 1, 0, 1}));
+    if (which == 6) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4f>({4, 4, 8192, 2, 256, 4, 1, 0x1F9D, 0, 0, 0, 1}));
+    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x1F9D, 1, 0, 1, 1}));
     if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x1F9D, 1, 0, 1}));
-    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1, 0}));
+    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1, 0, 0, 0, 1}));
 }
 inline std::string core_name(int which)
 {

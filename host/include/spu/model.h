@@ -42,10 +42,16 @@ typedef struct spu_model_config {
                                    and an st / zacc token travels with
                                    the next mm's first step; needs
                                    spram = 0                          */
+    uint32_t bus;               /* 1: the array's operands on row and
+                                   column buses (SPU_FEATURE_BUS, RTL
+                                   BROADCAST = 1): a step's products and
+                                   a token's wave reach every tile 2
+                                   cycles after the read, no skew;
+                                   0: systolic, ROWS + COLS cycles      */
 } spu_model_config;
 
 /* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops, a row
- * drained per cycle, the vector unit, chained streams (the 8x8 sim). */
+ * drained per cycle, the vector unit, chained streams, buses (the 8x8 sim). */
 void spu_model_config_default(spu_model_config *cfg);
 /* The configuration of a device as its INFO describes it (loop_depth 0 is
  * taken as 4, drain_lanes 0 as cols). */
@@ -97,8 +103,11 @@ uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype)
 /* Chained streams: cycles from an st's token (its wave's slot W) to the
  * first cycle the next st may launch, 1 + max(D, cols + (rows - 1) * (cols /
  * lanes - 1)) (the drain starts when row 0 is captured; docs/isa.md
- * "Chained streams"). */
+ * "Chained streams"); with buses 1 + D. */
 uint32_t spu_model_st_gap(const spu_model_config *cfg);
+/* Cycles from a read (or a token's slot) to its products (its wave) in the
+ * last tile: rows + cols, or 2 with buses (docs/isa.md "Tensor unit"). */
+uint32_t spu_model_wave_span(const spu_model_config *cfg);
 /* Requantize one accumulator as st does with out=int8 (docs/isa.md). */
 int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu);
 

@@ -36,6 +36,8 @@ typedef struct spu_perf_hw {
     uint32_t spram;              /* 1: single-port banks (INFO features bit 1): an mm
                                     launches after the last st's drain (docs/isa.md)      */
     uint32_t chain;              /* 1: chained streams (INFO features bit 2, docs/isa.md) */
+    uint32_t bus;                /* 1: row / column buses, no skew (INFO features bit 3,
+                                    docs/isa.md "Tensor unit"); 0: a systolic array     */
     uint32_t idle_flag;          /* 1: the host sees a run end by the device's idle flag,
                                     no link traffic (a simulator's stats page): one STATUS
                                     per run; 0: spu_wait polls STATUS (a board)           */

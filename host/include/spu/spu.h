@@ -96,6 +96,9 @@ typedef struct spu_device spu_device;
                                     waits for the drain's writes (docs/isa.md) */
 #define SPU_FEATURE_CHAIN  0x4u  /* chained streams: back-to-back mm, an st / zacc token
                                     travels with the next mm's first step (docs/isa.md) */
+#define SPU_FEATURE_BUS    0x8u  /* array operands on row / column buses: no skew, every
+                                    tile gets a step's products 2 cycles after the read
+                                    (docs/isa.md "Tensor unit") */
 #define SPU_NARGS 8          /* kernel argument registers r1..r8 */
 
 typedef struct spu_info {

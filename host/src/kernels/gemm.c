@@ -45,7 +45,17 @@ int spu_gemm_plan_make(const spu_info_t *in, uint32_t M, uint32_t N, uint32_t K,
     if (in->spad_banks == 0 || (p->C * 4) % p->wb)
         return SPU_ENOTSUP;     /* the kernel's C row stride is COLS*4 bytes */
     const uint32_t bank = in->spad_bytes / in->spad_banks;
-    if (in->spad_banks >= 3) {
+    const uint32_t blk = p->R * p->C * 4;
+    const uint32_t c_one = blk + p->C * 8;   /* one block and its bias (gemm_bias.s: 8 bytes a column at most) */
+    if (in->spad_banks >= 4 && MB == 1 && NB == 1 && in->spad_bytes / 2 > c_one + p->wb) {
+        /* one output block: A in the lower half, B in the upper half (less
+         * the block and its bias), so K up to half the scratchpad is one
+         * piece and no step's A and B words share a bank */
+        p->a_base = 0;                   p->a_bytes = in->spad_bytes / 2;
+        p->b_base = in->spad_bytes / 2;  p->b_bytes = align_down(in->spad_bytes / 2 - c_one, p->wb);
+        p->c_base = p->b_base + p->b_bytes;
+        p->c_bytes = in->spad_bytes - p->c_base;
+    } else if (in->spad_banks >= 3) {
         p->a_base = 0;        p->a_bytes = bank;
         p->b_base = bank;     p->b_bytes = bank;
         p->c_base = 2 * bank; p->c_bytes = in->spad_bytes - 2 * bank;
@@ -60,7 +70,6 @@ int spu_gemm_plan_make(const spu_info_t *in, uint32_t M, uint32_t N, uint32_t K,
         p->b_base = third;     p->b_bytes = third;
         p->c_base = 2 * third; p->c_bytes = in->spad_bytes - 2 * third;
     }
-    const uint32_t blk = p->R * p->C * 4;
     if (p->c_bytes < blk || p->a_bytes < p->wb || p->b_bytes < p->wb)
         return SPU_ENOTSUP;
     uint32_t kmax = (p->a_bytes < p->b_bytes ? p->a_bytes : p->b_bytes) / p->wb;
@@ -123,6 +132,29 @@ static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
     for (size_t off = 0; off + row <= cbytes; off += row)
         if (memcmp(mc + off, dev_c + off, used))
             return SPU_EMISMATCH;
+    return 0;
+}
+
+/* A GEMM of one output block (M <= ROWS, N <= COLS: every piece is that
+ * block) runs firmware/gemm_int8_block.s, four instructions to halt instead
+ * of gemm_int8.s's eleven, with the cfg word of the kernel it stands in for
+ * (kernel: gemm_int8.s or its copy patched by an epilogue). */
+static int block_kernel(const spu_program *kernel, uint32_t *words, spu_program *out)
+{
+    const spu_program *blk = &spu_fw_gemm_int8_block;
+    if (blk->nwords > SPU_GEMM_KERNEL_MAX)
+        return SPU_EINVAL;
+    memcpy(words, blk->words, blk->nwords * sizeof *words);
+    size_t src = 0, dst = 0;
+    spu_insn d;
+    while (src < kernel->nwords && !(spu_isa_decode(kernel->words[src], &d) == 0 && d.opcode == SPU_OP_CFG))
+        src++;
+    while (dst < blk->nwords && !(spu_isa_decode(words[dst], &d) == 0 && d.opcode == SPU_OP_CFG))
+        dst++;
+    if (src == kernel->nwords || dst == blk->nwords)
+        return SPU_EINVAL;
+    words[dst] = kernel->words[src];
+    *out = (spu_program){ words, blk->nwords, blk->entry };
     return 0;
 }
 
@@ -203,6 +235,10 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
             return SPU_EINVAL;
         pprog.words = pwords;
         prog = &pprog;
+    } else if (MB == 1 && NB == 1 && (rc = block_kernel(prog_in, pwords, &pprog)) == 0) {
+        prog = &pprog;          /* one block per piece: gemm_int8_block.s */
+    } else if (rc) {
+        return rc;
     }
     const int timeout = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 60000;
 

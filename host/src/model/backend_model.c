@@ -1,6 +1,6 @@
 /*
  * backend_model.c -- device "model[?rows=R&cols=C&spad=BYTES&banks=N&ucode=WORDS
- * &loops=N&lanes=L]": the reference
+ * &loops=N&lanes=L&formats=F&vector=V&spram=S&chain=C&bus=B]": the reference
  * model in process. Runs are executed to completion inside RUN (bounded by
  * the watchdog), so STATUS afterwards reports HALTED or TRAPPED.
  */
@@ -32,7 +32,8 @@ static int model_open(void **impl, const spu_uri *u)
         param_u32(u, "spad", &cfg.spad_bytes) || param_u32(u, "banks", &cfg.spad_banks) ||
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
         param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats) ||
-        param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram))
+        param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram) ||
+        param_u32(u, "bus", &cfg.bus))
         return SPU_EINVAL;
     long chain;                          /* absent: 1, but 0 with spram=1 */
     const int chain_rc = spu_uri_long(u, "chain", 0, 0xFFFFFFFFL, &chain);
@@ -40,6 +41,9 @@ static int model_open(void **impl, const spu_uri *u)
         return chain_rc;
     if (cfg.vector > 1)
         return spu_uri_fail(u, SPU_EINVAL, "model option vector=%u: 0 or 1", cfg.vector);
+    if (cfg.bus > 1)
+        return spu_uri_fail(u, SPU_EINVAL, "model option bus=%u: 1 (row / column buses) or 0 (systolic)",
+                            cfg.bus);
     if (cfg.spram > 1 || (cfg.spram && cfg.vector))
         return spu_uri_fail(u, SPU_EINVAL, "model option spram=%u: 0 or 1, and spram=1 needs vector=0 "
                             "(single-port banks: docs/rtl.md \"Scratchpad in SPRAM\")", cfg.spram);
@@ -74,7 +78,7 @@ static int model_info(void *impl, spu_info_t *info)
     info->loop_depth = c->loop_depth;
     info->drain_lanes = c->drain_lanes ? c->drain_lanes : c->cols;
     info->features = (c->vector ? SPU_FEATURE_VECTOR : 0) | (c->spram ? SPU_FEATURE_SPRAM : 0) |
-                     (c->chain ? SPU_FEATURE_CHAIN : 0);
+                     (c->chain ? SPU_FEATURE_CHAIN : 0) | (c->bus ? SPU_FEATURE_BUS : 0);
     snprintf(info->device, sizeof info->device, "model");
     return 0;
 }
@@ -185,5 +189,5 @@ const spu_backend_ops spu_backend_model = {
     .reset = model_reset,
     .ping = model_ping,
     .regs = model_regs,
-    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", "chain", NULL },
+    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", "chain", "bus", NULL },
 };

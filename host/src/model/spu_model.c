@@ -81,6 +81,7 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->vector = 1;
     cfg->spram = 0;
     cfg->chain = 1;
+    cfg->bus = 1;
 }
 
 uint32_t spu_model_all_formats(void)
@@ -125,6 +126,7 @@ void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
     cfg->vector = (info->features & SPU_FEATURE_VECTOR) ? 1 : 0;
     cfg->spram = (info->features & SPU_FEATURE_SPRAM) ? 1 : 0;
     cfg->chain = (info->features & SPU_FEATURE_CHAIN) ? 1 : 0;
+    cfg->bus = (info->features & SPU_FEATURE_BUS) ? 1 : 0;
 }
 
 static uint32_t word_bytes_of(const spu_model_config *c)
@@ -222,8 +224,15 @@ uint32_t spu_model_st_gap(const spu_model_config *cfg)
      * first; W' > W + D lets the drain finish before the next one starts */
     const uint32_t lanes = cfg->drain_lanes ? cfg->drain_lanes : cfg->cols;
     const uint32_t g = cfg->cols / lanes, d = cfg->rows * g;
-    const uint32_t h = cfg->cols + (cfg->rows - 1) * (g - 1);
+    /* buses: the drain starts at W + 2 and reads its last group in W + 2 + d;
+     * the next wave captures every tile in W' + 2 */
+    const uint32_t h = cfg->bus ? d : cfg->cols + (cfg->rows - 1) * (g - 1);
     return 1 + (d > h ? d : h);
+}
+
+uint32_t spu_model_wave_span(const spu_model_config *cfg)
+{
+    return cfg->bus ? 2 : cfg->rows + cfg->cols;
 }
 
 uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype)
@@ -357,16 +366,17 @@ static uint64_t tu_launch(spu_model *m, uint64_t e, int kind)
 
 /* A token's wave, its slot (the cycle it launches alone, or the cycle the
  * first step of the mm it travels with issues) W: it reaches the last tile
- * at G = W + ROWS + COLS. An st's drain starts at S = G (chain: S = W + COLS
- * + 1, when row 0 is captured) and writes S+1..S+d; chain: the next st
- * launches from W + spu_model_st_gap() (docs/isa.md "Chained streams"). */
+ * at G = W + ROWS + COLS (buses: W + 2). An st's drain starts at S = G
+ * (chain, systolic: S = W + COLS + 1, when row 0 is captured) and writes
+ * S+1..S+d; chain: the next st launches from W + spu_model_st_gap()
+ * (docs/isa.md "Chained streams"). */
 static void tok_wave(spu_model *m, int st, uint64_t W, uint64_t d)
 {
-    const uint64_t G = W + m->cfg.rows + m->cfg.cols;
+    const uint64_t G = W + spu_model_wave_span(&m->cfg);
     m->tu_idle = max64(m->tu_idle, G + 1);
     if (!st)
         return;
-    const uint64_t S = m->cfg.chain ? W + m->cfg.cols + 1 : G;
+    const uint64_t S = m->cfg.chain && !m->cfg.bus ? W + m->cfg.cols + 1 : G;
     m->st_ready = m->cfg.chain ? W + spu_model_st_gap(&m->cfg) : max64(G + 1, G + d - 1);
     m->drain_done = S + d - 1;
     m->drain_idle = S + d + 2;    /* writes formed S+1..S+d, the last one lands at S+d+1 */
@@ -521,7 +531,7 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     m->tu_engine = last + 1;
     m->tu_mmfree = last;                 /* chain: the next mm launches with the last step */
     m->tu_last = last;
-    m->tu_idle = max64(m->tu_idle, last + R + C + 1);
+    m->tu_idle = max64(m->tu_idle, last + spu_model_wave_span(&m->cfg) + 1);
     return 0;
 }
 

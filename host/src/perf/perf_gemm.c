@@ -89,7 +89,9 @@ typedef struct piece_cost {
 typedef struct tu_time {
     int chain;
     uint64_t launch, launch_prev, engine, mmfree, last, idle, st_ready, drain_idle;
-    uint64_t RC, C, D, gap;           /* gap: chain, st token to the next st's launch */
+    uint64_t span, C, D, gap;         /* span: read to last tile (R + C; buses 2);
+                                         gap: chain, st token to the next st's launch */
+    int bus;
     int tok_pending;                  /* chain: an st's token not launched yet */
     uint64_t tok_alone, tok_base;
 } tu_time;
@@ -113,12 +115,12 @@ static void tu_queued(tu_time *u, uint64_t L)
     u->launch = L;
 }
 
-/* An st's token in slot W: the wave reaches the last tile at G = W + R + C,
- * the drain starts at S = G (chain: W + C + 1, row 0 captured) and writes
- * S+1 .. S+D; chain: the next st launches from W + gap. */
+/* An st's token in slot W: the wave reaches the last tile at G = W + R + C
+ * (buses: W + 2), the drain starts at S = G (chain, systolic: W + C + 1, row
+ * 0 captured) and writes S+1 .. S+D; chain: the next st launches from W + gap. */
 static void st_wave(tu_time *u, uint64_t W)
 {
-    const uint64_t G = W + u->RC, S = u->chain ? W + u->C + 1 : G;
+    const uint64_t G = W + u->span, S = u->chain && !u->bus ? W + u->C + 1 : G;
     u->idle = max64(u->idle, G + 1);
     u->st_ready = u->chain ? W + u->gap : max64(G + 1, G + u->D - 1);
     u->drain_idle = S + u->D + 2;
@@ -174,14 +176,15 @@ static void tu_mm(tu_time *u, uint64_t e, uint64_t kc, uint64_t cf, int cf0, int
     u->engine = last + 1;
     u->mmfree = last;
     u->last = last;
-    u->idle = max64(u->idle, last + u->RC + 1);
+    u->idle = max64(u->idle, last + u->span + 1);
 }
 
-/* The kernel of a call: gemm_int8.s (rows outer) or gemm_bias.s (column
- * blocks outer, a `bias` per column block), its drain per block and the
- * words a `bias` reads. */
+/* The kernel of a call: gemm_int8.s (rows outer), gemm_bias.s (column
+ * blocks outer, a `bias` per column block) or, for a GEMM of one output
+ * block, gemm_int8_block.s (cfg, mm, st, halt: gemm.c's block_kernel); its
+ * drain per block and the words a `bias` reads. */
 typedef struct kern {
-    int bias;
+    int bias, block;
     uint64_t D, bias_words;
 } kern;
 
@@ -202,15 +205,29 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
     tu_time u;
     memset(&u, 0, sizeof u);
     u.chain = hw->chain && !hw->spram;
-    u.RC = (uint64_t)hw->rows + hw->cols;
+    u.bus = hw->bus != 0;
+    u.span = u.bus ? 2 : (uint64_t)hw->rows + hw->cols;
     u.C = hw->cols;
     u.D = kn->D;
     {
         const uint64_t L = hw->drain_lanes ? hw->drain_lanes : hw->cols, g = hw->cols / L;
-        const uint64_t h = hw->cols + (uint64_t)(hw->rows - 1) * (g - 1);
+        const uint64_t h = u.bus ? u.D : hw->cols + (uint64_t)(hw->rows - 1) * (g - 1);
         u.gap = 1 + max64(u.D, h);      /* spu_model_st_gap, docs/isa.md "Chained streams" */
     }
     const uint64_t bs = hw->spad_bytes / hw->spad_banks;
+    if (kn->block) {            /* gemm_int8_block.s: cfg, mm, st, halt */
+        uint64_t T = COST_CFG;
+        pc.stall_bank = conflicts(hw, a_base, b_base, kc);
+        tu_mm(&u, tu_enter(&u, &T, &pc.stall_drain), kc, pc.stall_bank, a_base / bs == b_base / bs,
+              (int)hw->spram);
+        tu_st(&u, tu_enter(&u, &T, &pc.stall_drain));
+        tok_settle(&u);
+        const uint64_t w = u.idle > T + 1 ? u.idle - (T + 1) : 0;
+        pc.stall_drain += w;
+        pc.cycles = T + COST_HALT + w;
+        pc.instret = 4;
+        return pc;
+    }
     const uint64_t outer = kn->bias ? nbi : mbi, inner = kn->bias ? mbi : nbi;
     uint64_t T = kn->bias ? COST_CFG + 2 * COST_LI + COST_ADDI + COST_LOOP
                           : COST_CFG + COST_LOOP;
@@ -246,7 +263,7 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
 static piece_cost piece(const spu_perf_hw *hw, uint64_t mbi, uint64_t nbi, uint64_t kc,
                         uint64_t a_base, uint64_t b_base, uint64_t panel)
 {
-    const kern k = { 0, drain_cycles(hw), 0 };
+    const kern k = { 0, 0, drain_cycles(hw), 0 };
     return piece_k(hw, &k, mbi, nbi, kc, a_base, b_base, panel);
 }
 
@@ -470,12 +487,13 @@ int spu_perf_gemm_predict_ex(const spu_perf_hw *hw, const spu_perf_gemm_kind *ki
         else if (p.nb > 1) p.nb--;
         else return SPU_ENOTSUP;
     }
-    const kern kn = { kind->bias != 0, drain_cycles(hw),
+    const kern kn = { kind->bias != 0, !kind->bias && p.MB == 1 && p.NB == 1, drain_cycles(hw),
                       kind->bias ? div_up(bias_blk, hw->word_bytes) : 0 };
     spu_perf_call c;
     spu_perf_call_begin(&c, hw, out);
     out->macs = (uint64_t)M * N * macs_k;
-    spu_perf_call_ucode(&c, kind->bias ? spu_fw_gemm_bias.nwords : spu_fw_gemm_int8.nwords);
+    spu_perf_call_ucode(&c, kind->bias ? spu_fw_gemm_bias.nwords
+                            : kn.block ? spu_fw_gemm_int8_block.nwords : spu_fw_gemm_int8.nwords);
     /* the pieces come in at most 2 x 2 x 2 kinds: full or last of k, rows, cols */
     const uint32_t kfull = K / p.kc, krem = K % p.kc;
     const uint32_t mfull = p.MB / p.mb, mrem = p.MB % p.mb;

@@ -46,6 +46,7 @@ static void defaults(spu_perf_hw *hw)
     hw->ucode_words = 1024;
     hw->drain_lanes = 8;
     hw->chain = 1;
+    hw->bus = 1;
     hw->idle_flag = 1;
     hw->clock_hz = 12e6;
     hw->wall_clock_hz = 12e6;
@@ -82,6 +83,7 @@ void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
     hw->drain_lanes = in->drain_lanes ? in->drain_lanes : in->cols;
     hw->spram = (in->features & SPU_FEATURE_SPRAM) ? 1 : 0;
     hw->chain = (in->features & SPU_FEATURE_CHAIN) ? 1 : 0;
+    hw->bus = (in->features & SPU_FEATURE_BUS) ? 1 : 0;
     hw->idle_flag = !strcmp(in->device, "sim");   /* the simulators' stats page (docs/sim.md) */
     hw->clock_hz = in->clock_hz ? in->clock_hz : 12e6;
     hw->wall_clock_hz = hw->clock_hz;
@@ -106,7 +108,8 @@ void spu_perf_hw_to_info(const spu_perf_hw *hw, spu_info_t *in)
     in->spad_banks = hw->spad_banks;
     in->ucode_words = hw->ucode_words;
     in->drain_lanes = hw->drain_lanes;
-    in->features = (hw->spram ? SPU_FEATURE_SPRAM : 0) | (hw->chain ? SPU_FEATURE_CHAIN : 0);
+    in->features = (hw->spram ? SPU_FEATURE_SPRAM : 0) | (hw->chain ? SPU_FEATURE_CHAIN : 0) |
+                   (hw->bus ? SPU_FEATURE_BUS : 0);
     in->clock_hz = (uint32_t)hw->clock_hz;
     in->formats = 1;
     set_str(in->device, sizeof in->device, hw->name);
@@ -172,6 +175,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
     /* the INFO features the timing follows (0 or 1; absent: the defaults') */
     static const struct { const char *key; size_t off; } flags[] = {
         { "spram", offsetof(spu_perf_hw, spram) }, { "chain", offsetof(spu_perf_hw, chain) },
+        { "bus", offsetof(spu_perf_hw, bus) },
         { "idle_flag", offsetof(spu_perf_hw, idle_flag) },
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !rc; i++) {
@@ -264,6 +268,7 @@ int spu_perf_hw_save(const spu_perf_hw *hw, const char *path, const char *extra_
         cJSON_AddNumberToObject(o, "drain_lanes", hw->drain_lanes);
         cJSON_AddNumberToObject(o, "spram", hw->spram);
         cJSON_AddNumberToObject(o, "chain", hw->chain);
+        cJSON_AddNumberToObject(o, "bus", hw->bus);
         cJSON_AddNumberToObject(o, "idle_flag", hw->idle_flag);
         cJSON_AddNumberToObject(o, "clock_hz", hw->clock_hz);
         cJSON_AddNumberToObject(o, "wall_clock_hz", hw->wall_clock_hz);

@@ -334,9 +334,10 @@ module spu_core #(
     // paired with the next mm pulses in the cycle that mm's first step issues
     // (L = that cycle), so tile (i,j)'s term in L + 2 + i + j is the step's
     // product, which the clearing tile keeps (spu_array). BROADCAST: every
-    // tile's term of slot L arrives in cycle L + 2. The drain starts when the
-    // wave has passed the last tile (go, cycle L + ROWS + COLS), in both.
-    localparam integer NW = ROWS + COLS;
+    // tile's term of slot L arrives in cycle L + 2, so the wave is NW = 2
+    // cycles long, not ROWS + COLS. The drain starts when the wave has passed
+    // the last tile (go, cycle L + NW), in both.
+    localparam integer NW = (BROADCAST != 0) ? 2 : ROWS + COLS;
     reg [NW-1:0] tokc_q, toks_q;          // bit n: the wave of a token launched n+1 cycles ago
     always @(posedge core_clk) begin
         if (rst_i || stop_i) begin
@@ -365,8 +366,9 @@ module spu_core #(
     wire [ROWS*COLS-1:0] wave_clr = wave_tok | {(ROWS*COLS){run_go}};
     // CHAIN: the drain starts when row 0 is captured (cycle L + COLS + 1),
     // reading the groups in place (spu_drain_unit EARLY) while the wave goes
-    // on through the later rows; otherwise when the wave has passed the last tile
-    wire drain_go = (CHAIN != 0) ? toks_q[COLS] : toks_q[NW-1];
+    // on through the later rows; otherwise (and with BROADCAST, where every
+    // row is captured in cycle L + 2) when the wave has passed the last tile
+    wire drain_go = (CHAIN != 0 && BROADCAST == 0) ? toks_q[COLS] : toks_q[NW-1];
     // (toks_q == 0) kept in a register (timing: the launch decision of the
     // tensor unit starts from flip-flops)
     reg toks_zero_q;
@@ -378,10 +380,12 @@ module spu_core #(
     // + 2 + i*DG + g) has read every tile the new wave captures (tile (i,j) at
     // the end of cycle L' + 2 + i + j: L' >= L + COLS + (ROWS-1)(DG-1)) and
     // has written its last group before the next go (L' > L + DL); docs/isa.md
-    // "Chained streams". Otherwise: no st token in the array and the drain free.
+    // "Chained streams". BROADCAST: go at L + 2, the last read in L + 2 + DL,
+    // every capture in L' + 2, so L' >= L + DL suffices for the reads.
+    // Otherwise: no st token in the array and the drain free.
     localparam integer DG     = COLS / DRAIN_LANES;
     localparam integer DL     = ROWS * DG;
-    localparam integer DH     = COLS + (ROWS - 1) * (DG - 1);
+    localparam integer DH     = (BROADCAST != 0) ? DL : COLS + (ROWS - 1) * (DG - 1);
     localparam integer ST_GAP = 1 + ((DL > DH) ? DL : DH);
     localparam integer SGW    = $clog2(ST_GAP + 1);
     localparam [SGW-1:0] SG_MAX = ST_GAP[SGW-1:0];

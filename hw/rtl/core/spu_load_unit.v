@@ -25,7 +25,8 @@
 // The product of a step issued in cycle s lands in tile (i,j) in cycle
 // s + 2 + i + j (BROADCAST = 1: s + 2 in every tile; spu_array).
 // idle_o: nothing queued or streaming and no read or token in the last
-// ROWS + COLS cycles (every product and token has reached the last tile).
+// ROWS + COLS cycles (BROADCAST = 1: 2), so every product and token has
+// reached the last tile.
 // Range: a step whose A or B word lies outside the scratchpad (its address
 // reached SPAD_BYTES = 2^AW) is not issued: bad_o is high in its first cycle
 // (no read counts, no step_o / stall_o / mm_o), bad_pc_o is that mm's pc, and
@@ -132,7 +133,7 @@ module spu_load_unit #(
 `include "spu_isa.vh"
     localparam integer BKW  = $clog2(SPAD_BANKS);
     localparam integer OFF  = $clog2(WORD_BYTES);
-    localparam integer FL   = ROWS + COLS;
+    localparam integer FL   = (BROADCAST != 0) ? 2 : ROWS + COLS;   // cycles from a read to its last tile
     localparam integer FW   = $clog2(FL + 1);
     localparam [FW-1:0] FL_N = FL[FW-1:0];
     localparam integer DW   = WORD_BYTES * 8;
