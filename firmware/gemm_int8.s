@@ -19,7 +19,8 @@
 ; back from r2 what the column loop added (b_back, zero after RUN), so no
 ; copy of a base is made before the first mm (docs/perf-model.md "Device
 ; cycles"). The inner loop's five instructions (10 cycles) run while the
-; block streams (K + 2 cycles) or drains.
+; block streams (K + 2 cycles) or drains. A GEMM of one block runs
+; gemm_int8_block.s instead (no loops: four instructions to halt).
 
 .alias b_back, r11
 
