@@ -33,7 +33,8 @@ static const char usage[] =
     "on the device with random operands, checks each against a plain C loop and\n"
     "reports cycles, model_cycles, utilization = MACs / (cycles * ROWS * COLS),\n"
     "ideal = the utilization of an output-stationary array paying only the skew\n"
-    "per block (blocks * (K + ROWS + COLS - 2) cycles),\n"
+    "per block (blocks * (K + ROWS + COLS - 2) cycles; the summary counts the\n"
+    "shapes at or above it),\n"
     "link bytes and wall time, and beside them the analytical model's prediction\n"
     "(spu roofline gemm) and its error. Exit status 1 if any result differs.\n"
     "  --sweep           the calibration sweep: 55 shapes (tiny, primes, non-multiples\n"
@@ -158,10 +159,13 @@ static void med_max(double *v, size_t n, double *med, double *max)
  * fill/drain skew per output block and nothing else (no instructions, no
  * drain, no bank stalls): ceil(M/R) * ceil(N/C) blocks of K + R + C - 2
  * cycles each (docs/perf-model.md "Ideal output-stationary reference"). */
+static uint64_t ideal_cycles(uint32_t m, uint32_t n, uint32_t k, uint32_t R, uint32_t C)
+{
+    return (uint64_t)((m + R - 1) / R) * ((n + C - 1) / C) * ((uint64_t)k + R + C - 2);
+}
 static double ideal_util(uint32_t m, uint32_t n, uint32_t k, uint32_t R, uint32_t C)
 {
-    const double blocks = (double)((m + R - 1) / R) * (double)((n + C - 1) / C);
-    return (double)m * n * k / (blocks * ((double)k + R + C - 2) * R * C);
+    return (double)m * n * k / ((double)ideal_cycles(m, n, k, R, C) * R * C);
 }
 
 static int parse_shape(const char *s, uint32_t d[3])
@@ -658,7 +662,9 @@ int spu_bench_gemm(int argc, char **argv)
      * wall time on the shapes the fit did not see (all if no fit) */
     double *ec = calloc(nrows + 1, sizeof *ec), *ew = calloc(nrows + 1, sizeof *ew),
            *eb = calloc(nrows + 1, sizeof *eb);
-    size_t nw = 0, nbytes = 0;
+    size_t nw = 0, nbytes = 0, nideal = 0;   /* nideal: shapes at or above the ideal array */
+    for (size_t i = 0; i < nrows; i++)
+        nideal += rows[i].s.cycles <= ideal_cycles(rows[i].m, rows[i].n, rows[i].k, info.rows, info.cols);
     for (size_t i = 0; ec && ew && eb && i < nrows; i++) {
         ec[i] = rel((double)rows[i].g.cycles, (double)rows[i].s.cycles);
         if (!fitted || !rows[i].calib)
@@ -776,6 +782,7 @@ int spu_bench_gemm(int argc, char **argv)
         cJSON_AddNumberToObject(sm, "shapes", (double)nrows);
         cJSON_AddNumberToObject(sm, "cycles_median_err", c_med);
         cJSON_AddNumberToObject(sm, "cycles_max_err", c_max);
+        cJSON_AddNumberToObject(sm, "ideal_at_or_above", (double)nideal);
         cJSON_AddNumberToObject(sm, "wall_median_err", w_med);
         cJSON_AddNumberToObject(sm, "wall_max_err", w_max);
         cJSON_AddNumberToObject(sm, "wall_shapes_checked", (double)nw);
@@ -805,6 +812,7 @@ int spu_bench_gemm(int argc, char **argv)
         cJSON_Delete(root);
     } else if (nrows) {
         printf("device cycles: median error %.3f %%, max %.3f %% over %zu shapes\n", 100 * c_med, 100 * c_max, nrows);
+        printf("ideal array:   %zu of %zu shapes at or above its utilization (util >= ideal)\n", nideal, nrows);
         if (nbytes)
             printf("link bytes:    median error %.3f %%, max %.3f %%\n", 100 * b_med, 100 * b_max);
         printf("wall time:     median error %.2f %%, max %.2f %% over %zu %s shapes\n", 100 * w_med, 100 * w_max,

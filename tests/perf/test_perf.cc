@@ -1071,6 +1071,34 @@ TEST(PerfCli, RooflineKindsAndVector)
 
 // spu bench gemm with a kind: every shape's predicted cycles equal the
 // measured ones; a K beyond one piece is skipped; --calibrate refuses kinds.
+// The summary's count of shapes at or above the ideal array is the count of
+// results whose utilization reaches ideal_utilization, on the bus and the
+// systolic model alike (the systolic array pays its skew on one block).
+TEST(PerfCli, BenchGemmCountsShapesAtTheIdeal)
+{
+    for (const char *dev : {"model", "model?bus=0"}) {
+        auto r = sh(kSpu + " bench gemm --device '" + dev + "' --shapes 8x8x8,8x8x512,16x16x64,1x1x1,9x9x9 --json");
+        ASSERT_EQ(r.code, 0) << r.out;
+        cJSON *j = cJSON_Parse(r.out.c_str());
+        ASSERT_NE(j, nullptr) << r.out;
+        cJSON *res = cJSON_GetObjectItem(j, "results");
+        int at = 0;
+        for (int i = 0; i < cJSON_GetArraySize(res); i++) {
+            cJSON *o = cJSON_GetArrayItem(res, i);
+            at += cJSON_GetObjectItem(o, "utilization")->valuedouble >=
+                  cJSON_GetObjectItem(o, "ideal_utilization")->valuedouble * (1 - 1e-12);
+        }
+        const double got = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "ideal_at_or_above")->valuedouble;
+        EXPECT_EQ(got, at) << dev;
+        // the three one-block shapes (8x8x8, 8x8x512, 1x1x1) split the two:
+        // at the ideal with buses, below it on the systolic array
+        EXPECT_EQ(at, std::string(dev) == "model" ? 5 : 2) << dev << " " << r.out;
+        cJSON_Delete(j);
+    }
+    auto t = sh(kSpu + " bench gemm --device model --shapes 8x8x8,16x16x64");
+    EXPECT_NE(t.out.find("ideal array:   2 of 2 shapes at or above"), std::string::npos) << t.out;
+}
+
 TEST(PerfCli, BenchGemmKinds)
 {
     auto r = sh(kSpu + " bench gemm --device model --dtype e4m3 --out bf16 --bias --shapes 8x8x8,37x29x300,9x70x100,64x64x9000 --json");
