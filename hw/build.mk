@@ -210,13 +210,14 @@ endif
 # simulation's core clock gate) and on every other RTL file as its own top;
 # Yosys: no latch after proc, and check -assert (multiple drivers, undriven,
 # loops) after synth, on a 2x2 array with a small scratchpad in two
-# configurations: every feature on (the sim's FORMATS, the vector unit) and the
-# boards' switches (BROADCAST, counters in RAM, 32-bit counters, one drain
-# lane, int8 only, no vector unit). The array's code is the same for any
+# configurations: every feature on (the sim's FORMATS, the vector unit) on the
+# systolic array (BROADCAST 0; the sim builds buses) and the boards' switches
+# (BROADCAST, counters in RAM, 32-bit counters, one drain lane, int8 only, no
+# vector unit). The array's code is the same for any
 # ROWS x COLS, and the full 8x8 float array took Yosys 25-55 min. Any warning
 # fails.
 HW_LINT_YOSYS_CFGS := \
-  "-set ROWS 2 -set COLS 2 -set DRAIN_LANES 2 -set SPAD_BYTES 4096 -set LINK \"uart\"" \
+  "-set ROWS 2 -set COLS 2 -set DRAIN_LANES 2 -set SPAD_BYTES 4096 -set LINK \"uart\" -set BROADCAST 0" \
   "-set ROWS 2 -set COLS 2 -set DRAIN_LANES 1 -set SPAD_BYTES 4096 -set SPAD_BANKS 2 -set LINK \"uart\" -set BROADCAST 1 -set CNT_RAM 1 -set CNT_WIDTH 32 -set FORMATS 1 -set VECTOR 0"
 HW_LINT_TOPS := $(filter-out hw/rtl/spu_top.v hw/rtl/core/spu_core.v,$(HW_RTL_SRCS)) \
                 $(sort $(wildcard hw/rtl/board/*.v))
