@@ -135,6 +135,16 @@ static int check_on_model(spu_model *m, const spu_program *prog, const plan *p,
     return 0;
 }
 
+/* Index of the first cfg word of a kernel; n if it has none. */
+static size_t first_cfg(const uint32_t *words, size_t n)
+{
+    size_t i = 0;
+    spu_insn d;
+    while (i < n && !(spu_isa_decode(words[i], &d) == 0 && d.opcode == SPU_OP_CFG))
+        i++;
+    return i;
+}
+
 /* A GEMM of one output block (M <= ROWS, N <= COLS: every piece is that
  * block) runs firmware/gemm_int8_block.s, four instructions to halt instead
  * of gemm_int8.s's eleven, with the cfg word of the kernel it stands in for
@@ -145,12 +155,7 @@ static int block_kernel(const spu_program *kernel, uint32_t *words, spu_program 
     if (blk->nwords > SPU_GEMM_KERNEL_MAX)
         return SPU_EINVAL;
     memcpy(words, blk->words, blk->nwords * sizeof *words);
-    size_t src = 0, dst = 0;
-    spu_insn d;
-    while (src < kernel->nwords && !(spu_isa_decode(kernel->words[src], &d) == 0 && d.opcode == SPU_OP_CFG))
-        src++;
-    while (dst < blk->nwords && !(spu_isa_decode(words[dst], &d) == 0 && d.opcode == SPU_OP_CFG))
-        dst++;
+    const size_t src = first_cfg(kernel->words, kernel->nwords), dst = first_cfg(words, blk->nwords);
     if (src == kernel->nwords || dst == blk->nwords)
         return SPU_EINVAL;
     words[dst] = kernel->words[src];
@@ -235,10 +240,10 @@ static int gemm_run(spu_device *dev, const spu_program *prog_in, int sum_pieces,
             return SPU_EINVAL;
         pprog.words = pwords;
         prog = &pprog;
-    } else if (MB == 1 && NB == 1 && (rc = block_kernel(prog_in, pwords, &pprog)) == 0) {
-        prog = &pprog;          /* one block per piece: gemm_int8_block.s */
-    } else if (rc) {
-        return rc;
+    } else if (MB == 1 && NB == 1) {   /* one block per piece: gemm_int8_block.s */
+        if ((rc = block_kernel(prog_in, pwords, &pprog)))
+            return rc;
+        prog = &pprog;
     }
     const int timeout = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 60000;
 
@@ -411,24 +416,22 @@ static int patch_kernel(unsigned in, const spu_gemm_epilogue *e, uint32_t *words
     if (src->nwords > SPU_GEMM_KERNEL_MAX)
         return SPU_EINVAL;
     memcpy(words, src->words, src->nwords * sizeof *words);
-    for (size_t i = 0; i < src->nwords; i++) {
-        spu_insn d;
-        if (spu_isa_decode(words[i], &d) == 0 && d.opcode == SPU_OP_CFG) {
-            const unsigned val[SPU_CFG_FIELD_COUNT] = {
-                [SPU_CFG_IN] = in, [SPU_CFG_OUT] = e->out_dtype, [SPU_CFG_SHIFT] = e->shift,
-                [SPU_CFG_ROUND] = e->round, [SPU_CFG_RELU] = e->relu ? 1u : 0u,
-                [SPU_CFG_OVF] = e->ovf ? 1u : 0u };
-            uint32_t imm = 0;
-            for (int f = 0; f < SPU_CFG_FIELD_COUNT; f++)
-                imm |= val[f] << spu_cfg_field_table[f].lsb;
-            d.imm = (int32_t)imm;
-            if (spu_isa_encode(&d, &words[i]))
-                return SPU_EINVAL;
-            *prog = (spu_program){ words, src->nwords, src->entry };
-            return 0;
-        }
-    }
-    return SPU_EINVAL;
+    const size_t i = first_cfg(words, src->nwords);
+    spu_insn d;
+    if (i == src->nwords || spu_isa_decode(words[i], &d))
+        return SPU_EINVAL;
+    const unsigned val[SPU_CFG_FIELD_COUNT] = {
+        [SPU_CFG_IN] = in, [SPU_CFG_OUT] = e->out_dtype, [SPU_CFG_SHIFT] = e->shift,
+        [SPU_CFG_ROUND] = e->round, [SPU_CFG_RELU] = e->relu ? 1u : 0u,
+        [SPU_CFG_OVF] = e->ovf ? 1u : 0u };
+    uint32_t imm = 0;
+    for (int f = 0; f < SPU_CFG_FIELD_COUNT; f++)
+        imm |= val[f] << spu_cfg_field_table[f].lsb;
+    d.imm = (int32_t)imm;
+    if (spu_isa_encode(&d, &words[i]))
+        return SPU_EINVAL;
+    *prog = (spu_program){ words, src->nwords, src->entry };
+    return 0;
 }
 
 /* the MX dtypes (spu_cfg.def codes 7..12): element codes + E8M0 block scales */
