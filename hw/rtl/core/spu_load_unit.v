@@ -86,7 +86,10 @@ module spu_load_unit #(
     parameter integer BF16       = 0,    // the array carries bf16 (FORMATS)
     parameter integer MX         = 0,    // the array carries an MX dtype (FORMATS)
     parameter integer NARROW     = 0,    // ... and mxfp6 / mxfp4 (FORMATS bits 10-12)
-    parameter integer CHAIN      = 0     // 1: chained streams (two-entry queue, see above)
+    parameter integer CHAIN      = 0,    // 1: chained streams (two-entry queue, see above)
+    // cycles from a read to its last tile: the token wave's span, which
+    // spu_core states once (its NW) and passes here; no default
+    parameter integer WAVE       = 0
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -133,9 +136,13 @@ module spu_load_unit #(
 `include "spu_isa.vh"
     localparam integer BKW  = $clog2(SPAD_BANKS);
     localparam integer OFF  = $clog2(WORD_BYTES);
-    localparam integer FL   = (BROADCAST != 0) ? 2 : ROWS + COLS;   // cycles from a read to its last tile
-    localparam integer FW   = $clog2(FL + 1);
-    localparam [FW-1:0] FL_N = FL[FW-1:0];
+    generate
+        if (WAVE < 2) begin : g_no_wave   // elaboration fails: WAVE was not given
+            spu_load_unit_needs_WAVE_from_spu_core u_missing_parameter ();
+        end
+    endgenerate
+    localparam integer FW   = $clog2(WAVE + 1);
+    localparam [FW-1:0] FL_N = WAVE[FW-1:0];
     localparam integer DW   = WORD_BYTES * 8;
     localparam [1:0]   K_MM = 2'd0, K_ST = 2'd1;
 

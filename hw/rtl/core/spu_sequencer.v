@@ -420,10 +420,14 @@ module spu_sequencer #(
     reg  [1:0]  mul_dig_q;
     wire        is_mul   = exec && !illegal && wr_mul;
     wire [3:0]  mul_n1   = mul_busy_q ? mul_n_q + 4'd1 : 4'd1;   // the next step
-    wire [1:0]  mul_dig1 = !mul_pow ? rc[{~mul_n1, 1'b1} -: 2]
-                         : (~mul_n1 == imm18u[4:1]) ? {imm18u[0], ~imm18u[0]} : 2'b00;
-    wire [1:0]  mul_dig0 = !mul_pow ? rc[31:30]
-                         : (imm18u[4:1] == 4'd15) ? {imm18u[0], ~imm18u[0]} : 2'b00;
+    // the digit of step n: rC[31-2n -: 2] (mul), or shli's one nonzero
+    // digit at step 15 - imm/2
+    function [1:0] mul_digit(input [3:0] n);
+        mul_digit = !mul_pow ? rc[{~n, 1'b1} -: 2]
+                  : (~n == imm18u[4:1]) ? {imm18u[0], ~imm18u[0]} : 2'b00;
+    endfunction
+    wire [1:0]  mul_dig1 = mul_digit(mul_n1);
+    wire [1:0]  mul_dig0 = mul_digit(4'd0);
     wire [1:0]  mul_dig  = mul_busy_q ? mul_dig_q : mul_dig0;
     always @(posedge clk_i) mul_dig_q <= mul_dig1;
     wire [31:0] mul_p    = mul_busy_q ? {mul_p_q[29:0], 2'b00} : 32'd0;
