@@ -3,7 +3,9 @@
 //
 // LINK selects the PHY:
 //   "byte"  byte_* valid/ready ports carry the encoded link bytes (simulator)
-//   "uart"  uart_rx_i / uart_tx_o, 8N1 at CLOCK_HZ / CLKS_PER_BIT baud (boards)
+//   "uart"  uart_rx_i / uart_tx_o, 8N1 at CLOCK_HZ / CLKS_PER_BIT baud (boards;
+//           CLKS_PER_BIT >= 2: at 2 the receiver samples on both clock
+//           edges, spu_uart_rx_ddr)
 //   "sim"   both PHYs; link_uart_i = 1 selects the UART (spu-sim --uart)
 // Ports of the PHY not selected are ignored / driven idle.
 // idle_o is high when nothing happens until the next input byte: the
@@ -73,11 +75,20 @@ module spu_top #(
     generate
         if (HAS_UART != 0) begin : g_uart
             wire ovr_unused, ferr_unused;
-            spu_uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_rx (
-                .clk_i(clk_i), .rst_i(rst_i), .rx_i(uart_rx_i),
-                .out_valid_o(u_rx_valid), .out_ready_i(use_uart && rx_ready),
-                .out_data_o(u_rx_data), .overrun_o(ovr_unused), .frame_err_o(ferr_unused)
-            );
+            if (CLKS_PER_BIT == 2) begin : g_rx_ddr
+                // 2 clocks per bit: the line sampled on both edges (12 Mbaud at 24 MHz)
+                spu_uart_rx_ddr u_rx (
+                    .clk_i(clk_i), .rst_i(rst_i), .rx_i(uart_rx_i),
+                    .out_valid_o(u_rx_valid), .out_ready_i(use_uart && rx_ready),
+                    .out_data_o(u_rx_data), .overrun_o(ovr_unused), .frame_err_o(ferr_unused)
+                );
+            end else begin : g_rx
+                spu_uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_rx (
+                    .clk_i(clk_i), .rst_i(rst_i), .rx_i(uart_rx_i),
+                    .out_valid_o(u_rx_valid), .out_ready_i(use_uart && rx_ready),
+                    .out_data_o(u_rx_data), .overrun_o(ovr_unused), .frame_err_o(ferr_unused)
+                );
+            end
             spu_uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_tx (
                 .clk_i(clk_i), .rst_i(rst_i),
                 .in_valid_i(use_uart && tx_valid), .in_ready_o(u_tx_ready),

@@ -5,8 +5,10 @@
 // transmitter at CLKS_PER_BIT = 4 (the boards' ratio: 6 Mbaud at 24 MHz,
 // 12 Mbaud at 48 MHz) whose line the test drives itself, with the clock
 // error of a real host, and the same pair at CLKS_PER_BIT = 3 (u3_*: the
-// boards' default since issue 13, 8 Mbaud at 24 MHz). All outputs are
-// always ready.
+// boards' rate in sessions 7-20, 8 Mbaud at 24 MHz), and the receiver that
+// samples on both clock edges with a transmitter at CLKS_PER_BIT = 2 (u2_*:
+// the boards' default since session 21, 12 Mbaud at 24 MHz). All outputs
+// are always ready.
 `default_nettype none
 module spu_link_tb (
     input  wire        clk_i,
@@ -54,7 +56,16 @@ module spu_link_tb (
     input  wire        u3_valid_i,
     output wire        u3_ready_o,
     input  wire [7:0]  u3_data_i,
-    output wire        u3_line_o
+    output wire        u3_line_o,
+    input  wire        u2_line_i,
+    output wire        u2_out_valid_o,
+    output wire [7:0]  u2_out_data_o,
+    output wire        u2_ferr_o,
+    output wire        u2_ovr_o,
+    input  wire        u2_valid_i,
+    output wire        u2_ready_o,
+    input  wire [7:0]  u2_data_i,
+    output wire        u2_line_o
 );
     wire [31:0] crc_reg;
     spu_crc32 u_crc (
@@ -99,6 +110,15 @@ module spu_link_tb (
     spu_uart_tx #(.CLKS_PER_BIT(3)) u_tx3 (
         .clk_i(clk_i), .rst_i(rst_i), .in_valid_i(u3_valid_i), .in_ready_o(u3_ready_o),
         .in_data_i(u3_data_i), .tx_o(u3_line_o)
+    );
+    spu_uart_rx_ddr u_rx2 (
+        .clk_i(clk_i), .rst_i(rst_i), .rx_i(u2_line_i), .out_valid_o(u2_out_valid_o),
+        .out_ready_i(1'b1), .out_data_o(u2_out_data_o), .overrun_o(u2_ovr_o),
+        .frame_err_o(u2_ferr_o)
+    );
+    spu_uart_tx #(.CLKS_PER_BIT(2)) u_tx2 (
+        .clk_i(clk_i), .rst_i(rst_i), .in_valid_i(u2_valid_i), .in_ready_o(u2_ready_o),
+        .in_data_i(u2_data_i), .tx_o(u2_line_o)
     );
     wire unused_ok = &{1'b0, ovr_unused};
 endmodule

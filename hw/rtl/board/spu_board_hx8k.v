@@ -3,7 +3,7 @@
 // Pin mapping around spu_board_spu (PLL, reset, SPU, UART link, activity).
 // 12 MHz oscillator (J3) -> PLL (SB_PLL40_CORE) -> CLK_MHZ system clock; the
 // host link is the FT2232H channel B UART (RX B10, TX B12), 8N1 at BAUD
-// (default 0: 8 Mbaud at 24 MHz, 12 Mbaud at 48 MHz; spu_board_spu). Pins:
+// (default 0: 12 Mbaud, the FT2232H's maximum; spu_board_spu). Pins:
 // constraints/hx8k.pcf. Build: `make bitstream BOARD=hx8k`. The HX8K has no
 // DSP blocks (multipliers are LUTs) and no user button (power-on reset only).
 //   led_o[0]  heartbeat            led_o[1]  UART RX activity

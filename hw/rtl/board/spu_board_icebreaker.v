@@ -3,7 +3,7 @@
 // Pin mapping around spu_board_spu (PLL, reset, SPU, UART link, activity).
 // 12 MHz oscillator (pin 35) -> PLL -> CLK_MHZ system clock; the host link is
 // the FT2232H channel B UART (RX pin 6, TX pin 9), 8N1 at BAUD
-// (default 0: 8 Mbaud at 24 MHz, 12 Mbaud at 48 MHz; spu_board_spu). Pins:
+// (default 0: 12 Mbaud, the FT2232H's maximum; spu_board_spu). Pins:
 // constraints/icebreaker.pcf. Build: `make bitstream BOARD=icebreaker`.
 //   btn_n_i   user button: reset (held low = reset)
 //   ledr_n_o  red LED: in reset (PLL not locked or button held)

@@ -10,11 +10,12 @@
 // Board shape of the core: array row/column buses, 32-bit counters in an
 // EBR, one accumulator drained per cycle (DRAIN_LANES = 1: one requantizer).
 // CLK_MHZ is one of 24, 30, 36, 42, 48 (PLL settings from `icepll -i 12 -o F`);
-// CLK_MHZ * 1e6 / BAUD must be an integer >= 3. BAUD = 0 (the boards'
+// CLK_MHZ * 1e6 / BAUD must be an integer >= 2. BAUD = 0 (the boards'
 // default) picks the fastest rate of the host's FT2232H (12 MHz / n: 12, 8,
-// 6 Mbaud, then fractional divisors) that the clock divides into >= 3 clocks
-// per bit: 8 Mbaud at 24 MHz, 12 Mbaud at 36 and 48 MHz, 6 Mbaud at 30 and
-// 42 MHz (3 clocks per bit: the receiver's margin in docs/fpga.md).
+// 6 Mbaud, then fractional divisors) that the clock divides into >= 2 clocks
+// per bit: 12 Mbaud at 24, 36 and 48 MHz (2, 3 and 4 clocks per bit; at 2
+// the receiver samples the line on both clock edges, spu_uart_rx_ddr),
+// 6 Mbaud at 30 and 42 MHz (the receivers' margins: docs/fpga.md "UART rate").
 `default_nettype none
 module spu_board_spu #(
     parameter integer ROWS          = 4,
@@ -46,7 +47,7 @@ module spu_board_spu #(
     localparam [6:0] DIVF = (CLK_MHZ == 48) ? 7'd63 : (CLK_MHZ == 42) ? 7'd55 :
                             (CLK_MHZ == 36) ? 7'd47 : (CLK_MHZ == 30) ? 7'd79 : 7'd63;
     localparam [2:0] DIVQ = (CLK_MHZ == 30 || CLK_MHZ == 24) ? 3'd5 : 3'd4;
-    localparam integer BAUD_FT = (CLK_MHZ % 12 == 0 && CLK_MHZ >= 36) ? 12000000 :
+    localparam integer BAUD_FT = (CLK_MHZ % 12 == 0 && CLK_MHZ >= 24) ? 12000000 :
                                  (CLK_MHZ %  8 == 0 && CLK_MHZ >= 24) ?  8000000 :
                                  (CLK_MHZ %  6 == 0 && CLK_MHZ >= 18) ?  6000000 : 3000000;
     localparam integer BAUD_EFF = (BAUD != 0) ? BAUD : BAUD_FT;
