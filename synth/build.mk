@@ -212,3 +212,14 @@ ppa-formats: $(addprefix $(PPA_DIR)/,$(addsuffix /done,$(PPA_SPU_IDS))) | $(SPU_
 	$(PPA_FORMATS_DOCS)
 ppa-formats-docs: | $(SPU_PPA_BIN)
 	$(PPA_FORMATS_DOCS)
+
+# --- probes -------------------------------------------------------------------
+# Timing probes for designs not built yet (docs/fpga.md): Yosys and nextpnr on
+# a small top, each clock's Fmax and the crossings printed.
+.PHONY: probe-spram2x
+probe-spram2x:
+	@d=$(BUILD)/probes/spram_2x; mkdir -p $$d; \
+	$(YOSYS) -q -l $$d/yosys.log -p "read_verilog synth/probes/spram_2x.v; synth_ice40 -top spram_2x -dsp -abc9 -json $$d/ice40.json" && \
+	nextpnr-ice40 --up5k --package sg48 --pcf synth/probes/spram_2x.pcf --json $$d/ice40.json --asc $$d/spram_2x.asc \
+	  --freq 48 --seed $(SEED) > $$d/nextpnr.log 2>&1; rc=$$?; \
+	grep -E "Max frequency for clock|Max delay posedge" $$d/nextpnr.log; exit $$rc

@@ -57,7 +57,7 @@ static void usage(FILE *f)
                 fprintf(f, "    %-16s %s\n", both, cli_subcommands[j].summary);
             }
     }
-    fprintf(f, "\nDevices (--device URI): model, sim, sim?board=icebreaker, serial:/dev/ttyUSB1 (8 Mbaud "
+    fprintf(f, "\nDevices (--device URI): model, sim, sim?board=icebreaker, serial:/dev/ttyUSB1 (12 Mbaud "
                "unless ?baud=N), ftdi://0403:6010/2\n");
 }
 

@@ -1,7 +1,7 @@
 // test_e2e_sim.cc -- end to end through the public API only: libspu spawns
 // spu-sim (the Verilated board) for the "sim" URI and speaks the link
 // protocol to it over a pty. A real board is tested when $SPU_SERIAL names
-// one (e.g. "serial:/dev/ttyUSB1?baud=8000000"); otherwise those tests SKIP.
+// one (e.g. "serial:/dev/ttyUSB1?baud=12000000"); otherwise those tests SKIP.
 #include "spu/isa.h"
 #include "spu/spu.h"
 
@@ -219,7 +219,7 @@ protected:
     void SetUp() override
     {
         if (!uri() || !*uri())
-            GTEST_SKIP() << "no board: set SPU_SERIAL=serial:/dev/ttyUSB1?baud=8000000";
+            GTEST_SKIP() << "no board: set SPU_SERIAL=serial:/dev/ttyUSB1";
         Device::SetUp();
     }
     void TearDown() override

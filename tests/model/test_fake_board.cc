@@ -215,7 +215,7 @@ TEST(FakeBoard, StaleCorruptAndNoisyRepliesAreDropped)
     spu_close(dev);
 }
 
-// serial: opens the tty at the boards' UART rate (8 Mbaud: hw/rtl/board,
+// serial: opens the tty at the boards' UART rate (12 Mbaud: hw/rtl/board,
 // SPU_LINK_BOARD_BAUD) unless the URI says baud=N; the rate is read back
 // from the pty with TCGETS2 while the device is open.
 extern "C" int ioctl(int fd, unsigned long request, ...);
@@ -231,7 +231,7 @@ TEST(FakeBoard, SerialOpensAtTheBoardsBaudUnlessTold)
         struct termios2 t;
         ASSERT_EQ(ioctl(fd, TCGETS2, &t), 0);
         EXPECT_EQ(t.c_cflag & CBAUD, (unsigned)BOTHER) << q;
-        EXPECT_EQ(t.c_ospeed, strchr(q, '&') ? 115200u : 8000000u) << q;
+        EXPECT_EQ(t.c_ospeed, strchr(q, '&') ? 115200u : 12000000u) << q;
         close(fd);
         spu_close(dev);
     }

@@ -32,7 +32,7 @@ std::string board_model(const std::string &b)
     return is_spram(b) ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&loops=2"
                        : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
 }
-constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 8000000, kCpb = 3;
+constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 12000000, kCpb = 2;
 
 struct Dev {
     spu_device *d = nullptr;
@@ -140,8 +140,8 @@ TEST_P(BoardSim, GemmBeyond8KiBIsOnePieceOnSpramAndExact)
     EXPECT_EQ(spu_compare_devices(s.d, m.d, 0, board_spad(b), what, sizeof what), 0) << what;
 }
 
-// The simulated time of a transaction is the board's: 10 bit times of 3
-// clocks for every link byte each way (8N1 at 24 MHz / 8 Mbaud), plus the
+// The simulated time of a transaction is the board's: 10 bit times of 2
+// clocks for every link byte each way (8N1 at 24 MHz / 12 Mbaud), plus the
 // engine's own few cycles. Checked on WRITE/READ (bytes dominate) and on a
 // GEMM (link + RUN-to-halt cycles + a bounded per-transaction overhead).
 TEST_P(BoardSim, LinkCyclesAreAccountedFor)

@@ -1,7 +1,7 @@
 /*
  * backend_serial.c -- "serial:PATH?baud=N[&timeout=MS&retries=N]": a board
  * behind a kernel tty (e.g. FTDI channel B of an iCEBreaker). Without baud=N
- * the tty is set to the boards' rate, SPU_LINK_BOARD_BAUD (8 Mbaud).
+ * the tty is set to the boards' rate, SPU_LINK_BOARD_BAUD (12 Mbaud).
  */
 #include "link/link_client.h"
 #include "link/link_ops.h"
