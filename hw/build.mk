@@ -139,31 +139,34 @@ SIMB_icebreaker_SPAD  := 131072
 SIMB_icebreaker_SPRAM := 1
 SIMB_icebreaker_LOOPS := 2
 SIMB_icebreaker_TWIN  := 1
+SIMB_icebreaker_CLK   := 24
 SIMB_icebreaker-ebr_DSP   := 1
 SIMB_icebreaker-ebr_PAD   := 1
 SIMB_icebreaker-ebr_SPAD  := 8192
 SIMB_icebreaker-ebr_SPRAM := 0
 SIMB_icebreaker-ebr_LOOPS := 4
 SIMB_icebreaker-ebr_TWIN  := 0
+SIMB_icebreaker-ebr_CLK   := 24
 SIMB_hx8k_DSP        := 0
 SIMB_hx8k_PAD        := 0
 SIMB_hx8k_SPAD       := 8192
 SIMB_hx8k_SPRAM      := 0
 SIMB_hx8k_LOOPS      := 2
 SIMB_hx8k_TWIN       := 0
+SIMB_hx8k_CLK        := 48
 SIMB_ROWS    ?= 4
 SIMB_COLS    ?= 4
-SIMB_CLK_MHZ ?= 24
 SIMB_BAUD    ?= 12000000
 SIMB_BANKS   ?= 2
 SIMB_UCODE   ?= 256
-SIMB_CPB     := $(shell echo $$(( $(SIMB_CLK_MHZ) * 1000000 / $(SIMB_BAUD) )))
-SIMB_GEOM     = -GROWS=$(SIMB_ROWS) -GCOLS=$(SIMB_COLS) -GCLK_MHZ=$(SIMB_CLK_MHZ) -GBAUD=$(SIMB_BAUD) \
+# clocks per bit at the board's clock (SIMB_<board>_CLK): 2 at 24 MHz, 4 at 48
+SIMB_CPB      = $(shell echo $$(( $(SIMB_$(1)_CLK) * 1000000 / $(SIMB_BAUD) )))
+SIMB_GEOM     = -GROWS=$(SIMB_ROWS) -GCOLS=$(SIMB_COLS) -GCLK_MHZ=$(SIMB_$(1)_CLK) -GBAUD=$(SIMB_BAUD) \
                 -GSPAD_BYTES=$(SIMB_$(1)_SPAD) -GSPAD_BANKS=$(SIMB_BANKS) -GUCODE_WORDS=$(SIMB_UCODE) \
                 -GUSE_ICE40_DSP=$(SIMB_$(1)_DSP) -GPLL_USE_PAD=$(SIMB_$(1)_PAD) -GSPAD_SPRAM=$(SIMB_$(1)_SPRAM) \
                 -GLOOP_DEPTH=$(SIMB_$(1)_LOOPS) -GUCODE_TWIN=$(SIMB_$(1)_TWIN)
 SIMB_DEFS     = -DSPU_SIM_BOARD=\"$(1)\" -DSPU_SIM_ROWS=$(SIMB_ROWS) -DSPU_SIM_COLS=$(SIMB_COLS) \
-                -DSPU_SIM_LANES=1 -DSPU_SIM_CLKS_PER_BIT=$(SIMB_CPB) -DSPU_SIM_CLOCK_HZ=$(SIMB_CLK_MHZ)000000
+                -DSPU_SIM_LANES=1 -DSPU_SIM_CLKS_PER_BIT=$(call SIMB_CPB,$(1)) -DSPU_SIM_CLOCK_HZ=$(SIMB_$(1)_CLK)000000
 
 define sim_board_rule
 $(BUILD)/sim/$(1)/Vboard__ALL.a: $(HW_RTL_SRCS) $(wildcard hw/rtl/board/*.v) $(BUILD)/gen/spu_isa.vh hw/build.mk

@@ -1,6 +1,7 @@
 # synth/build.mk -- the open iCE40 flow: bitstreams, PPA reports, programming.
 #
-#   make bitstream BOARD=icebreaker|hx8k [ROWS=4 COLS=4 FORMATS=1 CLK_MHZ=24 BAUD=0 SEED=1]
+#   make bitstream BOARD=icebreaker|hx8k [ROWS=4 COLS=4 FORMATS=1 CLK_MHZ=24|48 BAUD=0 SEED=1]
+#       (CLK_MHZ: the board's default, 24 on the iCEBreaker, 48 on the HX8K)
 #       -> build/fpga/BOARD/spu.bin (+ nextpnr.json, icetime.json, entry.json)
 #   make prog BOARD=...      iceprog build/fpga/BOARD/spu.bin (needs the board)
 #   make ppa [-j2]           every row of synth/ppa_table.tsv (and every numerics
@@ -28,7 +29,9 @@ BOARD   ?= icebreaker
 ROWS    ?=
 COLS    ?=
 FORMATS ?=
-CLK_MHZ ?= 24
+# the board top's default clock (spu_board_BOARD.v): the HX8K's LUT array
+# closes near 58 MHz, the iCEBreaker near 26 (docs/fpga.md)
+CLK_MHZ ?= $(if $(filter hx8k,$(BOARD)),48,24)
 BAUD    ?=
 SEED    ?= 1
 BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS SPAD_SPRAM CHAIN LOOP_DEPTH UCODE_TWIN,$(if $($(p)),$(p)=$($(p))))

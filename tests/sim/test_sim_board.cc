@@ -32,7 +32,11 @@ std::string board_model(const std::string &b)
     return is_spram(b) ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&loops=2"
                        : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
 }
-constexpr uint32_t kBoardClock = 24000000, kBoardBaud = 12000000, kCpb = 2;
+// the boards' clocks (the tops' CLK_MHZ defaults): the HX8K at 48 MHz, the
+// iCEBreaker's builds at 24; the UART at 12 Mbaud on all: 4 and 2 clocks per bit
+uint32_t board_clock(const std::string &b) { return b == "hx8k" ? 48000000u : 24000000u; }
+constexpr uint32_t kBoardBaud = 12000000;
+uint32_t board_cpb(const std::string &b) { return board_clock(b) / kBoardBaud; }
 
 struct Dev {
     spu_device *d = nullptr;
@@ -59,12 +63,12 @@ TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
     // the HX8K and the iCEBreaker's SPRAM build carry two loop-stack
     // entries fewer than its EBR build (area, docs/fpga.md)
     EXPECT_EQ(in.loop_depth, std::string(GetParam()) == "icebreaker-ebr" ? 4u : 2u);
-    EXPECT_EQ(in.clock_hz, kBoardClock);
+    EXPECT_EQ(in.clock_hz, board_clock(GetParam()));
     EXPECT_EQ(in.link_baud, kBoardBaud);
     spu_sim_time_t t;
     ASSERT_EQ(spu_sim_time(s.d, &t), 0);
-    EXPECT_EQ(t.clock_hz, kBoardClock);
-    EXPECT_EQ(t.clks_per_bit, kCpb);
+    EXPECT_EQ(t.clock_hz, board_clock(GetParam()));
+    EXPECT_EQ(t.clks_per_bit, board_cpb(GetParam()));
     EXPECT_GT(t.cycles, 0u);
 }
 
@@ -140,8 +144,9 @@ TEST_P(BoardSim, GemmBeyond8KiBIsOnePieceOnSpramAndExact)
     EXPECT_EQ(spu_compare_devices(s.d, m.d, 0, board_spad(b), what, sizeof what), 0) << what;
 }
 
-// The simulated time of a transaction is the board's: 10 bit times of 2
-// clocks for every link byte each way (8N1 at 24 MHz / 12 Mbaud), plus the
+// The simulated time of a transaction is the board's: 10 bit times for
+// every link byte each way (8N1 at 12 Mbaud: 2 clocks a bit at 24 MHz, 4 on
+// the HX8K at 48 MHz), plus the
 // engine's own few cycles. Checked on WRITE/READ (bytes dominate) and on a
 // GEMM (link + RUN-to-halt cycles + a bounded per-transaction overhead).
 TEST_P(BoardSim, LinkCyclesAreAccountedFor)
@@ -161,13 +166,13 @@ TEST_P(BoardSim, LinkCyclesAreAccountedFor)
     EXPECT_LE(in, 1017u);
     EXPECT_GE(out, 8u);   // reply: type, seq, status, crc, COBS, delimiter
     EXPECT_LE(out, 10u);
-    uint64_t dc = t1.cycles - t0.cycles, line = 10 * kCpb * (in + out);
+    uint64_t dc = t1.cycles - t0.cycles, line = 10 * board_cpb(GetParam()) * (in + out);
     EXPECT_GE(dc, line);
     EXPECT_LE(dc, line + 2 * (in + out) + 200) << "cycles beyond the bytes' bit times";
     std::printf("[ info     ] %s WRITE 1000: %llu cycles, %llu + %llu link bytes (%llu bit-time cycles)\n",
                 GetParam(), (unsigned long long)dc, (unsigned long long)in, (unsigned long long)out,
                 (unsigned long long)line);
-    EXPECT_DOUBLE_EQ(t1.seconds, (double)t1.cycles / kBoardClock);
+    EXPECT_DOUBLE_EQ(t1.seconds, (double)t1.cycles / board_clock(GetParam()));
 
     std::vector<uint8_t> back(data.size());
     ASSERT_EQ(spu_sim_time(s.d, &t0), 0);
@@ -178,7 +183,7 @@ TEST_P(BoardSim, LinkCyclesAreAccountedFor)
     out = t1.bytes_out - t0.bytes_out;
     EXPECT_GE(out, 1008u);
     dc = t1.cycles - t0.cycles;
-    line = 10 * kCpb * (in + out);
+    line = 10 * board_cpb(GetParam()) * (in + out);
     EXPECT_GE(dc, line);
     EXPECT_LE(dc, line + 4 * (in + out) + 200);
     std::printf("[ info     ] %s READ 1000: %llu cycles, %llu + %llu link bytes (%llu bit-time cycles)\n",
@@ -198,7 +203,7 @@ TEST_P(BoardSim, LinkCyclesAreAccountedFor)
     out = t1.bytes_out - t0.bytes_out;
     EXPECT_GE(in + out, gs.link_bytes) << "the board saw fewer bytes than the host counted";
     dc = t1.cycles - t0.cycles;
-    line = 10 * kCpb * (in + out);
+    line = 10 * board_cpb(GetParam()) * (in + out);
     EXPECT_GE(dc, line + gs.cycles);
     EXPECT_LE(dc, line + gs.cycles + 4 * (in + out) + 200 * gs.pieces * 8) << "unaccounted cycles";
     std::printf("[ info     ] %s GEMM 24x20x40: %llu cycles = %llu bit-time + %llu device + %lld other\n",

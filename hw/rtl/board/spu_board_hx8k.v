@@ -1,7 +1,8 @@
 // spu_board_hx8k -- the SPU on the Lattice iCE40-HX8K breakout (CT256).
 //
 // Pin mapping around spu_board_spu (PLL, reset, SPU, UART link, activity).
-// 12 MHz oscillator (J3) -> PLL (SB_PLL40_CORE) -> CLK_MHZ system clock; the
+// 12 MHz oscillator (J3) -> PLL (SB_PLL40_CORE) -> CLK_MHZ system clock (48 MHz
+// by default: the LUT array closes near 58 MHz, docs/fpga.md); the
 // host link is the FT2232H channel B UART (RX B10, TX B12), 8N1 at BAUD
 // (default 0: 12 Mbaud, the FT2232H's maximum; spu_board_spu). Pins:
 // constraints/hx8k.pcf. Build: `make bitstream BOARD=hx8k`. The HX8K has no
@@ -17,7 +18,7 @@ module spu_board_hx8k #(
     parameter integer ROWS        = 4,
     parameter integer COLS        = 4,
     parameter [31:0]  FORMATS     = 32'h1,
-    parameter integer CLK_MHZ     = 24,
+    parameter integer CLK_MHZ     = 48,
     parameter integer BAUD        = 0,         // 0: fastest FT2232H rate (spu_board_spu)
     parameter integer SPAD_BYTES  = 8192,
     parameter integer SPAD_BANKS  = 2,
