@@ -88,8 +88,9 @@ module spu_load_unit #(
     parameter integer NARROW     = 0,    // ... and mxfp6 / mxfp4 (FORMATS bits 10-12)
     parameter integer CHAIN      = 0,    // 1: chained streams (two-entry queue, see above)
     // cycles from a read to its last tile: the token wave's span, which
-    // spu_core states once (its NW) and passes here; no default
-    parameter integer WAVE       = 0
+    // spu_core states once (its NW: 2 on buses) and passes here; the default
+    // is the systolic span, as BROADCAST's default (the module linted alone)
+    parameter integer WAVE       = ROWS + COLS
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -136,11 +137,6 @@ module spu_load_unit #(
 `include "spu_isa.vh"
     localparam integer BKW  = $clog2(SPAD_BANKS);
     localparam integer OFF  = $clog2(WORD_BYTES);
-    generate
-        if (WAVE < 2) begin : g_no_wave   // elaboration fails: WAVE was not given
-            spu_load_unit_needs_WAVE_from_spu_core u_missing_parameter ();
-        end
-    endgenerate
     localparam integer FW   = $clog2(WAVE + 1);
     localparam [FW-1:0] FL_N = WAVE[FW-1:0];
     localparam integer DW   = WORD_BYTES * 8;
