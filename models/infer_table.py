@@ -26,7 +26,7 @@ BEGIN = "<!-- infer-table:begin -->"
 END = "<!-- infer-table:end -->"
 MODELS = ["fmnist-mlp", "fmnist-cnn", "fmnist-vit"]
 FORMATS = ["int8", "e4m3", "e5m2", "bf16", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8"]
-BOARD_URI = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&formats=1"
+BOARD_URI = "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&loops=2&formats=1"
 DESC = {
     "fmnist-mlp": "784-256-128-10",
     "fmnist-cnn": "2 conv + 2 dense",
@@ -137,8 +137,9 @@ def main():
             fmt_int(s["link_bytes_per_image"]) if s else "n/a", r["gemms_per_image"],
             len(r.get("host_ops", []))))
     if board:
-        long += ["", "int8 on the iCEBreaker's geometry (`--device '%s' --images %d`: a 4×4 array, an 8 KiB "
-                 "scratchpad, int8 only, as the board's INFO says); compute time at the board's 24 MHz:"
+        long += ["", "int8 on the iCEBreaker's geometry (`--device '%s' --images %d`: a 4×4 array, a 128 KiB "
+                 "scratchpad in two single-port SPRAM banks, two loops, int8 only, as the board's INFO says); "
+                 "compute time at the board's 24 MHz:"
                  % (BOARD_URI, int(board[0]["images"])), "",
                  "| model | cycles / image | ms / image at 24 MHz | GEMM calls / image |", "|---|---|---|---|"]
         for r in board:
