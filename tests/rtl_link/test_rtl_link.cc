@@ -213,12 +213,32 @@ struct Uart4Result {
     int frame_errors = 0, overruns = 0;
 };
 
-// cpb selects the receiver: 4 (u_rx4), 3 (u_rx3) or 2 (u_rx2, the receiver
-// that samples on both clock edges: the line is set for the falling edge,
-// half a cycle before the rising one, and again for the rising edge)
+// The bench's receiver / transmitter pair at cpb clocks per bit: 4 (u_rx4,
+// u_tx4), 3 (u_rx3, u_tx3) or 2 (u_rx2, the receiver that samples on both
+// clock edges, and u_tx2).
+struct UartPorts {
+    uint8_t *line_i, *out_valid_o, *out_data_o, *ferr_o, *ovr_o;
+    uint8_t *valid_i, *ready_o, *data_i, *line_o;
+};
+UartPorts uart_ports(Vspu_link_tb &t, int cpb)
+{
+    if (cpb == 4)
+        return { &t.u4_line_i, &t.u4_out_valid_o, &t.u4_out_data_o, &t.u4_ferr_o, &t.u4_ovr_o,
+                 &t.u4_valid_i, &t.u4_ready_o, &t.u4_data_i, &t.u4_line_o };
+    if (cpb == 3)
+        return { &t.u3_line_i, &t.u3_out_valid_o, &t.u3_out_data_o, &t.u3_ferr_o, &t.u3_ovr_o,
+                 &t.u3_valid_i, &t.u3_ready_o, &t.u3_data_i, &t.u3_line_o };
+    return { &t.u2_line_i, &t.u2_out_valid_o, &t.u2_out_data_o, &t.u2_ferr_o, &t.u2_ovr_o,
+             &t.u2_valid_i, &t.u2_ready_o, &t.u2_data_i, &t.u2_line_o };
+}
+
+// At 2 clocks per bit the line is set for the falling edge, half a cycle
+// before the rising one, and again for the rising edge; the other
+// receivers sample only the rising edge.
 Uart4Result uart_receive(int cpb, const Bytes &send, double err, double phase)
 {
     Tb tb;
+    const UartPorts u = uart_ports(tb.t, cpb);
     const double period = (double)cpb * (1.0 + err);
     const double t0 = 3.0 + phase;                      // first start bit
     const double frame = 10.0 * period;
@@ -244,26 +264,63 @@ Uart4Result uart_receive(int cpb, const Bytes &send, double err, double phase)
     tb.t.u2_line_i = 1;
     for (long n = 0; (double)n < end + 8.0; n++) {
         // line value during cycle n: the host's bit at time n
-        int line = line_at((double)n);
-        tb.t.u4_line_i = (uint8_t)(cpb == 4 ? line : 1);
-        tb.t.u3_line_i = (uint8_t)(cpb == 3 ? line : 1);
-        tb.t.u2_line_i = (uint8_t)(cpb == 2 ? line_at((double)n - 0.5) : 1);
+        const int line = line_at((double)n);
+        *u.line_i = (uint8_t)(cpb == 2 ? line_at((double)n - 0.5) : line);
         tb.t.clk_i = 0;
         tb.t.eval();
-        if (cpb == 4 && tb.t.u4_out_valid_o)
-            r.got.push_back(tb.t.u4_out_data_o);
-        if (cpb == 3 && tb.t.u3_out_valid_o)
-            r.got.push_back(tb.t.u3_out_data_o);
-        if (cpb == 2 && tb.t.u2_out_valid_o)
-            r.got.push_back(tb.t.u2_out_data_o);
-        r.frame_errors += cpb == 4 ? tb.t.u4_ferr_o : cpb == 3 ? tb.t.u3_ferr_o : tb.t.u2_ferr_o;
-        r.overruns += cpb == 4 ? tb.t.u4_ovr_o : cpb == 3 ? tb.t.u3_ovr_o : tb.t.u2_ovr_o;
-        if (cpb == 2)
-            tb.t.u2_line_i = (uint8_t)line;
+        if (*u.out_valid_o)
+            r.got.push_back(*u.out_data_o);
+        r.frame_errors += *u.ferr_o;
+        r.overruns += *u.ovr_o;
+        *u.line_i = (uint8_t)line;
         tb.t.clk_i = 1;
         tb.t.eval();
     }
     return r;
+}
+
+// The transmitter at cpb clocks per bit, offered 64 bytes back to back:
+// every frame is 10 * cpb cycles with each bit held exactly cpb cycles, no
+// gap between frames.
+void check_transmitter_back_to_back(int cpb)
+{
+    Tb tb;
+    const UartPorts u = uart_ports(tb.t, cpb);
+    Bytes want, line;
+    for (int v = 0; v < 64; v++)
+        want.push_back((uint8_t)(v * 53 + 7));
+    size_t next = 0;
+    *u.valid_i = 1;
+    *u.data_i = want[0];
+    const size_t fc = 10 * (size_t)cpb;   // cycles a frame
+    for (size_t n = 0; n < 64 * fc + 50; n++) {
+        tb.t.clk_i = 0;
+        tb.t.eval();
+        line.push_back(*u.line_o);
+        bool fire = *u.valid_i && *u.ready_o;
+        tb.t.clk_i = 1;
+        tb.t.eval();
+        if (fire) {
+            next++;
+            *u.valid_i = next < want.size();
+            *u.data_i = next < want.size() ? want[next] : 0;
+        }
+    }
+    ASSERT_EQ(next, want.size());
+    // decode: find the first start bit, then frame after frame
+    size_t s = 0;
+    while (s < line.size() && line[s])
+        s++;
+    for (size_t f = 0; f < want.size(); f++) {
+        size_t b0 = s + f * fc;
+        ASSERT_LE(b0 + fc, line.size());
+        for (int bit = 0; bit < 10; bit++) {
+            int v = bit == 0 ? 0 : bit == 9 ? 1 : (want[f] >> (bit - 1)) & 1;
+            for (int c = 0; c < cpb; c++)
+                ASSERT_EQ(line[b0 + (size_t)bit * (size_t)cpb + (size_t)c], v)
+                    << "cpb " << cpb << " frame " << f << " bit " << bit << " cycle " << c;
+        }
+    }
 }
 
 Uart4Result uart4_receive(const Bytes &send, double err, double phase)
@@ -306,42 +363,7 @@ TEST(RtlUart, ReceiverAt4ClocksPerBitFailsVisiblyBeyondItsTolerance)
 
 TEST(RtlUart, TransmitterAt4ClocksPerBitSendsBackToBackFrames)
 {
-    Tb tb;
-    Bytes want, line;
-    for (int v = 0; v < 64; v++)
-        want.push_back((uint8_t)(v * 53 + 7));
-    size_t next = 0;
-    tb.t.u4_valid_i = 1;
-    tb.t.u4_data_i = want[0];
-    for (int n = 0; n < 64 * 40 + 50; n++) {
-        tb.t.clk_i = 0;
-        tb.t.eval();
-        line.push_back(tb.t.u4_line_o);
-        bool fire = tb.t.u4_valid_i && tb.t.u4_ready_o;
-        tb.t.clk_i = 1;
-        tb.t.eval();
-        if (fire) {
-            next++;
-            tb.t.u4_valid_i = next < want.size();
-            tb.t.u4_data_i = next < want.size() ? want[next] : 0;
-        }
-    }
-    ASSERT_EQ(next, want.size());
-    // decode: find the first start bit, then every frame is 40 cycles with
-    // each bit held exactly 4 cycles, no gap between frames
-    size_t s = 0;
-    while (s < line.size() && line[s])
-        s++;
-    for (size_t f = 0; f < want.size(); f++) {
-        size_t b0 = s + f * 40;
-        ASSERT_LE(b0 + 40, line.size());
-        for (int bit = 0; bit < 10; bit++) {
-            int v = bit == 0 ? 0 : bit == 9 ? 1 : (want[f] >> (bit - 1)) & 1;
-            for (int c = 0; c < 4; c++)
-                ASSERT_EQ(line[b0 + (size_t)bit * 4 + (size_t)c], v)
-                    << "frame " << f << " bit " << bit << " cycle " << c;
-        }
-    }
+    check_transmitter_back_to_back(4);
 }
 
 // ---------------------------------------------------------------- UART at 3 clocks per bit
@@ -392,41 +414,7 @@ TEST(RtlUart, ReceiverAt3ClocksPerBitFailsVisiblyBeyondItsTolerance)
 
 TEST(RtlUart, TransmitterAt3ClocksPerBitSendsBackToBackFrames)
 {
-    Tb tb;
-    Bytes want, line;
-    for (int v = 0; v < 64; v++)
-        want.push_back((uint8_t)(v * 53 + 7));
-    size_t next = 0;
-    tb.t.u3_valid_i = 1;
-    tb.t.u3_data_i = want[0];
-    for (int n = 0; n < 64 * 30 + 50; n++) {
-        tb.t.clk_i = 0;
-        tb.t.eval();
-        line.push_back(tb.t.u3_line_o);
-        bool fire = tb.t.u3_valid_i && tb.t.u3_ready_o;
-        tb.t.clk_i = 1;
-        tb.t.eval();
-        if (fire) {
-            next++;
-            tb.t.u3_valid_i = next < want.size();
-            tb.t.u3_data_i = next < want.size() ? want[next] : 0;
-        }
-    }
-    ASSERT_EQ(next, want.size());
-    // every frame is 30 cycles, each bit held exactly 3, no gap between frames
-    size_t s = 0;
-    while (s < line.size() && line[s])
-        s++;
-    for (size_t f = 0; f < want.size(); f++) {
-        size_t b0 = s + f * 30;
-        ASSERT_LE(b0 + 30, line.size());
-        for (int bit = 0; bit < 10; bit++) {
-            int v = bit == 0 ? 0 : bit == 9 ? 1 : (want[f] >> (bit - 1)) & 1;
-            for (int c = 0; c < 3; c++)
-                ASSERT_EQ(line[b0 + (size_t)bit * 3 + (size_t)c], v)
-                    << "frame " << f << " bit " << bit << " cycle " << c;
-        }
-    }
+    check_transmitter_back_to_back(3);
 }
 
 // ---------------------------------------------------------------- the engine
@@ -967,42 +955,7 @@ TEST(RtlUart, ReceiverAt2ClocksPerBitFailsVisiblyBeyondItsTolerance)
 
 TEST(RtlUart, TransmitterAt2ClocksPerBitSendsBackToBackFrames)
 {
-    Tb tb;
-    Bytes want, line;
-    for (int v = 0; v < 64; v++)
-        want.push_back((uint8_t)(v * 53 + 7));
-    size_t next = 0;
-    tb.t.u2_line_i = 1;
-    tb.t.u2_valid_i = 1;
-    tb.t.u2_data_i = want[0];
-    for (int n = 0; n < 64 * 20 + 50; n++) {
-        tb.t.clk_i = 0;
-        tb.t.eval();
-        line.push_back(tb.t.u2_line_o);
-        bool fire = tb.t.u2_valid_i && tb.t.u2_ready_o;
-        tb.t.clk_i = 1;
-        tb.t.eval();
-        if (fire) {
-            next++;
-            tb.t.u2_valid_i = next < want.size();
-            tb.t.u2_data_i = next < want.size() ? want[next] : 0;
-        }
-    }
-    ASSERT_EQ(next, want.size());
-    // every frame is 20 cycles, each bit held exactly 2, no gap between frames
-    size_t s = 0;
-    while (s < line.size() && line[s])
-        s++;
-    for (size_t f = 0; f < want.size(); f++) {
-        size_t b0 = s + f * 20;
-        ASSERT_LE(b0 + 20, line.size());
-        for (int bit = 0; bit < 10; bit++) {
-            int v = bit == 0 ? 0 : bit == 9 ? 1 : (want[f] >> (bit - 1)) & 1;
-            for (int c = 0; c < 2; c++)
-                ASSERT_EQ(line[b0 + (size_t)bit * 2 + (size_t)c], v)
-                    << "frame " << f << " bit " << bit << " cycle " << c;
-        }
-    }
+    check_transmitter_back_to_back(2);
 }
 
 TEST(RtlUart, LoopbackAt2ClocksPerBitCarriesEveryByte)
