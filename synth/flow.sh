@@ -247,6 +247,12 @@ board)
         esac
     done
     [ -n "$freq" ] || fail "board flow needs CLK_MHZ=..."
+    # the PLL settings exist for these only (spu_board_spu.v); another value
+    # would build the 24 MHz PLL against a different timing target and baud
+    case $freq in
+        24|30|36|42|48) ;;
+        *) fail "CLK_MHZ=$freq: the board PLL table has 24, 30, 36, 42 and 48 MHz (hw/rtl/board/spu_board_spu.v)" ;;
+    esac
     read_board="read_verilog $src
         $(chparams "$top" "$@")"
     # no DSP blocks (HX8K): signed 8x8 multipliers as a carry-save array
