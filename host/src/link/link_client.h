@@ -71,10 +71,11 @@ int spu_link_apply_uri(spu_link *l, const struct spu_uri *u);
 /* The URI keys spu_link_apply_uri understands (NULL-terminated). */
 #define SPU_LINK_URI_KEYS "timeout", "retries"
 
-/* The boards' UART rate at their default 24 MHz clock: the fastest FT2232H
- * rate (12 MHz / n) the clock divides into >= 2 clocks per bit, 12 Mbaud,
- * the chip's maximum (2 clocks per bit, the receiver sampling on both
- * edges: hw/rtl/board/spu_board_spu.v, docs/fpga.md "UART rate"). serial:
+/* The boards' UART rate at their default clocks: the fastest FT2232H rate
+ * (12 MHz / n) the clock divides into >= 2 clocks per bit, 12 Mbaud, the
+ * chip's maximum (the iCEBreaker at 24 MHz: 2 clocks per bit, the receiver
+ * sampling on both edges; the HX8K at 48 MHz: 4; hw/rtl/board/spu_board_spu.v,
+ * docs/fpga.md "UART rate"). serial:
  * and ftdi:// open the port at this rate unless the URI says baud=N (a
  * bitstream built before session 21 answers at 8 Mbaud: baud=8000000). */
 #define SPU_LINK_BOARD_BAUD 12000000u
