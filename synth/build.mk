@@ -217,12 +217,15 @@ ppa-formats-docs: | $(SPU_PPA_BIN)
 	$(PPA_FORMATS_DOCS)
 
 # --- probes -------------------------------------------------------------------
-# Timing probes for designs not built yet (docs/fpga.md): Yosys and nextpnr on
-# a small top, each clock's Fmax and the crossings printed.
-.PHONY: probe-spram2x
+# Timing probes for designs not built yet (docs/fpga.md), through the board
+# flow (synth/flow.sh probe): each clock's Fmax, the crossings, the system
+# clock they allow, in build/probes/NAME/entry-seedN.json.
+PROBES := $(basename $(notdir $(wildcard synth/probes/*.v)))
+.PHONY: probe probe-spram2x
+probe: $(SYNTH_DEPS) $(SPU_PPA_BIN)
+	@test -n "$(filter $(PROBE),$(PROBES))" || { echo "probe: PROBE=$(PROBE): expected one of $(PROBES)"; exit 1; }
+	@d=$(BUILD)/probes/$(PROBE); mkdir -p $$d; rm -f $$d/entry.json; \
+	SEED=$(SEED) synth/flow.sh probe $(PROBE) up5k $$d $(if $(filter command line,$(origin CLK_MHZ)),CLK_MHZ=$(CLK_MHZ)) && \
+	cp $$d/entry.json $$d/entry-seed$(SEED).json
 probe-spram2x:
-	@d=$(BUILD)/probes/spram_2x; mkdir -p $$d; \
-	$(YOSYS) -q -l $$d/yosys.log -p "read_verilog synth/probes/spram_2x.v; synth_ice40 -top spram_2x -dsp -abc9 -json $$d/ice40.json" && \
-	nextpnr-ice40 --up5k --package sg48 --pcf synth/probes/spram_2x.pcf --json $$d/ice40.json --asc $$d/spram_2x.asc \
-	  --freq 48 --seed $(SEED) > $$d/nextpnr.log 2>&1; rc=$$?; \
-	grep -E "Max frequency for clock|Max delay posedge" $$d/nextpnr.log; exit $$rc
+	@$(MAKE) --no-print-directory probe PROBE=spram_2x

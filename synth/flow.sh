@@ -16,6 +16,10 @@
 #       parameter of the board top (ROWS, COLS, FORMATS, BAUD, ...).
 #       Writes OUTDIR/spu.bin and fails with a plain message when the design
 #       does not fit or misses timing.
+#   synth/flow.sh probe NAME DEVICE OUTDIR [CLK_MHZ=24]
+#       a timing probe (synth/probes/NAME.v, top NAME, pins NAME.pcf): a
+#       design not built yet, placed and timed as a board top is, with the
+#       system clock's target CLK_MHZ (and its fast clock, if it has one).
 #
 # Every step logs into OUTDIR/*.log; the result is OUTDIR/entry.json (one row
 # of the PPA report, see synth/ppa_report.c). Environment: SPU_PPA (the
@@ -83,16 +87,29 @@ generic_pass() {
         write_json $out/generic.json"
 }
 
+# Two clocks (docs/fpga.md "Two clocks"): a design may have a second clock
+# at twice the system clock, from the same PLL, on a net named FAST_CLK.
+# nextpnr times it against 2 x FREQ (its pre-pack script below), every other
+# clock against FREQ; spu-ppa entry --fast-clock turns the two domains and
+# the paths between them into the system clock they allow.
+FAST_CLK=clk2x
+
 # pnr DEVICE OUTDIR FREQ [PCF]: nextpnr + icetime (interior paths).
 pnr() {
     local dev=$1 out=$2 freq=$3 pcf=${4:-}
     device_args "$dev"
     local pcfarg=()
     [ -n "$pcf" ] && pcfarg=(--pcf "$pcf")
+    cat > "$out/clocks.py" <<EOF
+# written by synth/flow.sh: the fast clock, if the design has one, at 2 x $freq MHz
+for name, net in ctx.nets:
+    if name == "$FAST_CLK" or name.endswith(".$FAST_CLK"):
+        ctx.addClock(name, $((2 * freq)))
+EOF
     say "$(basename "$out"): nextpnr-ice40 $NP_DEV --package $PKG --freq $freq"
     run "$out/nextpnr.log" nextpnr-ice40 "$NP_DEV" --package "$PKG" --json "$out/ice40.json" \
         "${pcfarg[@]}" --asc "$out/spu.asc" --report "$out/nextpnr.json" --freq "$freq" \
-        --seed "$SEED" --timing-allow-fail
+        --pre-pack "$out/clocks.py" --seed "$SEED" --timing-allow-fail
     say "$(basename "$out"): icetime"
     # icetime's pcf reader takes only `set_io NAME PIN`: drop set_io options
     # (-nowarn, -pullup yes, ...) into a copy
@@ -117,6 +134,14 @@ pnr() {
     fi
 }
 
+# flat_front TOP READ_SCRIPT: the Yosys steps both the DSP plan and the
+# synthesis of a placed top start from (read, elaborate, flatten, narrow the
+# multipliers to their operands' widths).
+flat_front() {
+    printf '%s\n' "verilog_defaults -add -I$BUILD/gen -Ihw/rtl" "$2" "hierarchy -top $1 $(libdirs)" \
+        proc flatten opt_clean 'wreduce t:$mul'
+}
+
 # dsp_plan TOP DEVICE OUTDIR READ_SCRIPT [BUDGET]: OUTDIR/dsp_plan.ys, which
 # keeps the design within the device's SB_MAC16 blocks (spu-ppa dsp-plan).
 dsp_plan() {
@@ -126,13 +151,7 @@ dsp_plan() {
         return
     fi
     run "$out/dsp_plan.log" yosys -p "
-        verilog_defaults -add -I$BUILD/gen -Ihw/rtl
-        $read_script
-        hierarchy -top $top $(libdirs)
-        proc
-        flatten
-        opt_clean
-        wreduce t:\$mul
+        $(flat_front "$top" "$read_script")
         write_json $out/premap.json"
     "$SPU_PPA" dsp-plan "$out/premap.json" "$budget" > "$out/dsp_plan.ys" 2>>"$out/dsp_plan.log"
     rm -f "$out/premap.json"
@@ -150,6 +169,47 @@ chparams() {
             *)        printf 'chparam -set %s %s %s\n' "$k" "$v" "$top" ;;
         esac
     done
+}
+
+# place_top KIND NAME DEVICE TOP SRC PCF OUTDIR FREQ MACS [PARAM=VALUE ...]:
+# a top with its own pins (a board top or a probe) through Yosys, nextpnr,
+# icetime and icepack, then its entry (OUTDIR/entry.json) and the check;
+# MACS 0: no MACs per cycle in the entry.
+place_top() {
+    local kind=$1 name=$2 dev=$3 top=$4 src=$5 pcf=$6 out=$7 freq=$8 macs=$9
+    shift 9
+    device_args "$dev"
+    local read_top="read_verilog $src
+        $(chparams "$top" "$@")"
+    # no DSP blocks (HX8K): signed 8x8 multipliers as a carry-save array
+    # (synth/ice40_mul8s_csa.v, ~20 SB_LUT4 fewer each than Yosys's mapping)
+    local mul_map=
+    [ "$dev" = hx8k ] && mul_map="techmap -map synth/ice40_mul8s_csa.v"
+    # the commit the run is of ("+": RTL, flow or pins differ from it)
+    local commit
+    commit=$(git rev-parse --short HEAD 2>/dev/null || true)
+    [ -n "$commit" ] && ! git diff --quiet HEAD -- hw synth constraints 2>/dev/null && commit="$commit+"
+    mkdir -p "$out"
+    say "$name ($dev): yosys synth_ice40 $DSP $*"
+    dsp_plan "$top" "$dev" "$out" "$read_top"
+    run "$out/yosys.log" yosys -p "
+        $(flat_front "$top" "$read_top")
+        $(cat "$out/dsp_plan.ys")
+        $mul_map
+        synth_ice40 -top $top $DSP $SYNTH_OPTS -json $out/ice40.json
+        tee -q -o $out/stat.json stat -json"
+    "$SPU_PPA" budget "$out/stat.json" "$dev"
+    pnr "$dev" "$out" "$freq" "$pcf"
+    say "$name: icepack"
+    run "$out/icepack.log" icepack "$out/spu.asc" "$out/spu.bin"
+    generic_pass "$top" "$out" "$read_top"
+    local macs_args=()
+    [ "$macs" -gt 0 ] && macs_args=(--macs "$macs")
+    "$SPU_PPA" entry --name "$name" --kind "$kind" --device "$dev" --top "$top" --target-mhz "$freq" \
+        "${macs_args[@]}" --seed "$SEED" --commit "$commit" --fast-clock "$FAST_CLK" \
+        --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
+        --generic "$out/generic_stat.json" --netlist "$out/generic.json" -o "$out/entry.json"
+    "$SPU_PPA" check "$out/entry.json"
 }
 
 mode=${1:-}
@@ -234,7 +294,6 @@ board)
     src=hw/rtl/board/$top.v
     pcf=constraints/$board.pcf
     [ -f "$src" ] || fail "$src not found"
-    device_args "$dev"
     freq=
     # MACs per cycle = ROWS * COLS (the board top's defaults unless given)
     rows=$(sed -n 's/.*parameter integer ROWS *= *\([0-9]*\).*/\1/p' "$src" | head -n1)
@@ -253,41 +312,25 @@ board)
         24|30|36|42|48) ;;
         *) fail "CLK_MHZ=$freq: the board PLL table has 24, 30, 36, 42 and 48 MHz (hw/rtl/board/spu_board_spu.v)" ;;
     esac
-    read_board="read_verilog $src
-        $(chparams "$top" "$@")"
-    # no DSP blocks (HX8K): signed 8x8 multipliers as a carry-save array
-    # (synth/ice40_mul8s_csa.v, ~20 SB_LUT4 fewer each than Yosys's mapping)
-    mul_map=
-    [ "$dev" = hx8k ] && mul_map="techmap -map synth/ice40_mul8s_csa.v"
-    # the commit the run is of ("+": RTL, flow or pins differ from it)
-    commit=$(git rev-parse --short HEAD 2>/dev/null || true)
-    [ -n "$commit" ] && ! git diff --quiet HEAD -- hw synth constraints 2>/dev/null && commit="$commit+"
-    mkdir -p "$out"
-    say "$name ($board, $dev): yosys synth_ice40 $DSP $*"
-    dsp_plan "$top" "$dev" "$out" "$read_board"
-    run "$out/yosys.log" yosys -p "
-        verilog_defaults -add -I$BUILD/gen -Ihw/rtl
-        $read_board
-        hierarchy -top $top $(libdirs)
-        proc
-        flatten
-        opt_clean
-        wreduce t:\$mul
-        $(cat "$out/dsp_plan.ys")
-        $mul_map
-        synth_ice40 -top $top $DSP $SYNTH_OPTS -json $out/ice40.json
-        tee -q -o $out/stat.json stat -json"
-    "$SPU_PPA" budget "$out/stat.json" "$dev"
-    pnr "$dev" "$out" "$freq" "$pcf"
-    say "$name: icepack"
-    run "$out/icepack.log" icepack "$out/spu.asc" "$out/spu.bin"
-    generic_pass "$top" "$out" "$read_board"
-    "$SPU_PPA" entry --name "$name" --kind spu --device "$dev" --top "$top" --target-mhz "$freq" \
-        --macs "$((rows * cols))" --seed "$SEED" --commit "$commit" --stat "$out/stat.json" --nextpnr "$out/nextpnr.json" --icetime "$out/icetime.json" \
-        --generic "$out/generic_stat.json" --netlist "$out/generic.json" -o "$out/entry.json"
-    "$SPU_PPA" check "$out/entry.json"
+    place_top spu "$name" "$dev" "$top" "$src" "$pcf" "$out" "$freq" "$((rows * cols))" "$@"
+    ;;
+probe)
+    [ $# -ge 4 ] || fail "usage: synth/flow.sh probe NAME DEVICE OUTDIR [CLK_MHZ=24]"
+    name=$2; dev=$3; out=$4; shift 4
+    src=synth/probes/$name.v
+    pcf=synth/probes/$name.pcf
+    [ -f "$src" ] || fail "$src not found (the probes are synth/probes/*.v)"
+    [ -f "$pcf" ] || fail "$pcf not found"
+    freq=24
+    for kv in "$@"; do
+        case $kv in
+            CLK_MHZ=?*) freq=${kv#CLK_MHZ=} ;;
+            *) fail "probe: unknown setting $kv (only CLK_MHZ=...)" ;;
+        esac
+    done
+    place_top probe "$name" "$dev" "$name" "$src" "$pcf" "$out" "$freq" 0
     ;;
 *)
-    fail "usage: synth/flow.sh entry NAME DEVICE OUTDIR | unit NAME DEVICE OUTDIR TOP [P=V ...] | board BOARD OUTDIR NAME [P=V ...]"
+    fail "usage: synth/flow.sh entry NAME DEVICE OUTDIR | unit NAME DEVICE OUTDIR TOP [P=V ...] | board BOARD OUTDIR NAME [P=V ...] | probe NAME DEVICE OUTDIR [CLK_MHZ=F]"
     ;;
 esac

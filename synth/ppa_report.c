@@ -17,7 +17,7 @@
  *       that save the most LUTs per DSP block get the DSPs, every other one
  *       becomes a soft (LUT) multiplier ($__soft_mul, which synth_ice40 -dsp
  *       leaves to the LUT mapper). Yosys 0.23 itself maps every multiplier.
- *   spu-ppa entry --name N --kind unit|spu --device D --top T [--target-mhz F]
+ *   spu-ppa entry --name N --kind unit|spu|probe --device D --top T [--target-mhz F]
  *                 [--io-bits B] [--stages K --latency L] --stat S --nextpnr R --icetime I
  *                 --generic G --netlist L -o ENTRY.json
  *       one report entry from one run of the flow; with --status MESSAGE
@@ -27,7 +27,11 @@
  *       With --macs M (an SPU: ROWS * COLS MACs per cycle) it has
  *       macs_per_cycle and gmacs = M * fmax_mhz / 1000; with --seed S the
  *       nextpnr placement seed; with a target, slack_pct = how far fmax_mhz
- *       is above target_mhz, in percent.
+ *       is above target_mhz, in percent. With --fast-clock NET (a second
+ *       clock at twice the system clock, from the same PLL) nextpnr's figure
+ *       is the system clock the two domains and their crossings allow
+ *       (two_clock_timing below); the entry also has two_clocks and
+ *       fmax_limit.
  *   spu-ppa check ENTRY.json
  *       fail with a plain message when utilization exceeds the device or
  *       fmax_mhz (the lower of nextpnr and icetime) is below target_mhz.
@@ -711,11 +715,77 @@ static void set_num_or_null(cJSON *o, const char *k, int have, double v)
 
 static double round2(double v) { return floor(v * 100.0 + 0.5) / 100.0; }
 
+/* The clock named in "posedge NET" / "negedge NET" (nextpnr's critical path
+ * ends), or NULL for "<async>" (a pin). */
+static const char *path_clock(const cJSON *end)
+{
+    const char *s = cJSON_GetStringValue(end);
+    if (!s)
+        return NULL;
+    const char *sp = strchr(s, ' ');
+    return sp && (!strncmp(s, "posedge ", 8) || !strncmp(s, "negedge ", 8)) ? sp + 1 : NULL;
+}
+
+/* Two clocks from one PLL (docs/fpga.md "Two clocks"): the system clock and
+ * FAST at twice its rate, rising edges aligned. nextpnr 0.4 times each domain
+ * against its own constraint but reports the paths between them unchecked;
+ * a crossing must fit in one fast period (half a system period), whichever
+ * edge launches it. So the system clock nextpnr allows is the lowest of its
+ * own domain's Fmax (have_sys, f_sys), half the fast domain's, and
+ * 1000 / (2 x the longest crossing in ns). Returns the entry's "two_clocks"
+ * object; *f_out and *limit say which bound holds. */
+static cJSON *two_clock_timing(const cJSON *pnr, const char *fast, int have_sys, double f_sys,
+                               double f_fast, double *f_out, const char **limit)
+{
+    cJSON *tc = cJSON_CreateObject();
+    cJSON_AddStringToObject(tc, "fast_clock", fast);
+    cJSON_AddNumberToObject(tc, "ratio", 2);
+    set_num_or_null(tc, "fmax_system_nextpnr_mhz", have_sys, round2(f_sys));
+    cJSON_AddNumberToObject(tc, "fmax_fast_nextpnr_mhz", round2(f_fast));
+    cJSON *xs = cJSON_AddArrayToObject(tc, "crossings");
+    double worst = 0;
+    const cJSON *cp;
+    cJSON_ArrayForEach(cp, cJSON_GetObjectItemCaseSensitive(pnr, "critical_paths"))
+    {
+        const char *from = path_clock(cJSON_GetObjectItemCaseSensitive(cp, "from"));
+        const char *to = path_clock(cJSON_GetObjectItemCaseSensitive(cp, "to"));
+        if (!from || !to || !strcmp(from, to))
+            continue;
+        double ns = 0, d;
+        const cJSON *seg;
+        cJSON_ArrayForEach(seg, cJSON_GetObjectItemCaseSensitive(cp, "path"))
+        {
+            if (json_number(cJSON_GetObjectItemCaseSensitive(seg, "delay"), &d))
+                ns += d;
+        }
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "from", from);
+        cJSON_AddStringToObject(x, "to", to);
+        cJSON_AddNumberToObject(x, "delay_ns", round2(ns));
+        cJSON_AddItemToArray(xs, x);
+        if (ns > worst)
+            worst = ns;
+    }
+    double f = f_fast / 2;
+    *limit = "fast clock";
+    if (have_sys && f_sys < f) {
+        f = f_sys;
+        *limit = "system clock";
+    }
+    if (worst > 0 && 1000.0 / (2 * worst) < f) {
+        f = 1000.0 / (2 * worst);
+        *limit = "clock crossing";
+    }
+    set_num_or_null(tc, "crossing_max_ns", worst > 0, round2(worst));
+    *f_out = f;
+    return tc;
+}
+
 static int cmd_entry(int argc, char **argv)
 {
     const char *name = NULL, *kind = NULL, *device = NULL, *top = NULL, *out = NULL;
     const char *stat_p = NULL, *pnr_p = NULL, *it_p = NULL, *gen_p = NULL, *net_p = NULL;
-    const char *status = "ok", *commit = NULL;
+    const char *status = "ok", *commit = NULL, *fast_clk = NULL;
     double target = 0;
     long io_bits = -1, stages = -1, latency = -1, macs = -1, seed = -1;
     for (int i = 0; i < argc; i++) {
@@ -735,6 +805,7 @@ static int cmd_entry(int argc, char **argv)
         else if (!strcmp(a, "--macs")) macs = atol(v);
         else if (!strcmp(a, "--seed")) seed = atol(v);
         else if (!strcmp(a, "--commit")) commit = v;
+        else if (!strcmp(a, "--fast-clock")) fast_clk = v;
         else if (!strcmp(a, "--stat")) stat_p = v;
         else if (!strcmp(a, "--nextpnr")) pnr_p = v;
         else if (!strcmp(a, "--icetime")) it_p = v;
@@ -746,8 +817,8 @@ static int cmd_entry(int argc, char **argv)
     }
     if (!name || !kind || !device || !out)
         return die("entry: --name, --kind, --device and -o are required");
-    if (strcmp(kind, "unit") && strcmp(kind, "spu"))
-        return die("entry: kind must be unit or spu, not %s", kind);
+    if (strcmp(kind, "unit") && strcmp(kind, "spu") && strcmp(kind, "probe"))
+        return die("entry: kind must be unit, spu or probe, not %s", kind);
     const ppa_device *dev = device_find(device);
     if (!dev)
         return die("entry: unknown device %s", device);
@@ -791,14 +862,26 @@ static int cmd_entry(int argc, char **argv)
     double f_np = 0, f_it = 0;
     cJSON *fm = cJSON_GetObjectItemCaseSensitive(pnr, "fmax");
     cJSON *clk;
+    int have_fast = 0;
+    double f_fast = 0;
     cJSON_ArrayForEach(clk, fm)
     {
         double a;
-        if (json_number(cJSON_GetObjectItemCaseSensitive(clk, "achieved"), &a) &&
-            (!have_np || a < f_np)) {
+        if (!json_number(cJSON_GetObjectItemCaseSensitive(clk, "achieved"), &a))
+            continue;
+        if (fast_clk && clk->string && !strcmp(clk->string, fast_clk)) {
+            f_fast = a;
+            have_fast = 1;
+        } else if (!have_np || a < f_np) {
             f_np = a;
             have_np = 1;
         }
+    }
+    const char *limit = "system clock";
+    if (have_fast) {
+        cJSON *tc = two_clock_timing(pnr, fast_clk, have_np, f_np, f_fast, &f_np, &limit);
+        cJSON_AddItemToObject(e, "two_clocks", tc);
+        have_np = 1;
     }
     if (it_p) {
         cJSON *it = load_json(it_p);
@@ -823,6 +906,8 @@ static int cmd_entry(int argc, char **argv)
     set_num_or_null(e, "fmax_icetime_mhz", have_it, round2(f_it));
     double f = have_np && have_it ? fmin(f_np, f_it) : have_np ? f_np : f_it;
     set_num_or_null(e, "fmax_mhz", have_np || have_it, round2(f));
+    if (have_fast)
+        cJSON_AddStringToObject(e, "fmax_limit", have_it && f_it < f_np ? "icetime" : limit);
 
     /* technology-independent pass: transistors (stat -tech cmos), depth */
     int have_tr = 0;
@@ -916,6 +1001,29 @@ static int cmd_entry(int argc, char **argv)
 
 /* --------------------------------------------------------------- check */
 
+/* ", system clock X MHz, fast clock NET Y MHz, crossings Z ns, limit: L" for
+ * an entry with two clocks, "" otherwise. */
+static void two_clock_text(const cJSON *e, char *buf, size_t n)
+{
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(e, "two_clocks");
+    buf[0] = 0;
+    if (!tc)
+        return;
+    double fs = 0, ff = 0, x = 0;
+    int hs = json_number(cJSON_GetObjectItemCaseSensitive(tc, "fmax_system_nextpnr_mhz"), &fs);
+    json_number(cJSON_GetObjectItemCaseSensitive(tc, "fmax_fast_nextpnr_mhz"), &ff);
+    int hx = json_number(cJSON_GetObjectItemCaseSensitive(tc, "crossing_max_ns"), &x);
+    const char *fc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "fast_clock"));
+    const char *lim = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "fmax_limit"));
+    char sys[32] = "none", xs[32] = "none";
+    if (hs)
+        snprintf(sys, sizeof sys, "%.2f MHz", fs);
+    if (hx)
+        snprintf(xs, sizeof xs, "%.2f ns", x);
+    snprintf(buf, n, "; nextpnr: system clock %s, fast clock %s %.2f MHz, crossings %s; limit: %s", sys,
+             fc ? fc : "?", ff, xs, lim ? lim : "?");
+}
+
 static int cmd_check(int argc, char **argv)
 {
     if (argc != 1)
@@ -945,10 +1053,12 @@ static int cmd_check(int argc, char **argv)
             fprintf(stderr, "FAIL %s: no timing figure to check against %.2f MHz\n", name, t);
             bad = 1;
         } else if (f < t) {
+            char tc[200];
+            two_clock_text(e, tc, sizeof tc);
             fprintf(stderr,
-                    "FAIL %s: timing not met: fmax %.2f MHz (nextpnr %.2f, icetime %.2f) < "
+                    "FAIL %s: timing not met: fmax %.2f MHz (nextpnr %.2f, icetime %.2f%s) < "
                     "target %.2f MHz\n",
-                    name, f, fn, fi, t);
+                    name, f, fn, fi, tc, t);
             bad = 1;
         }
     }
@@ -958,8 +1068,10 @@ static int cmd_check(int argc, char **argv)
         json_number(cJSON_GetObjectItemCaseSensitive(avail, "lcs"), &al);
         if (!json_number(cJSON_GetObjectItemCaseSensitive(e, "fmax_mhz"), &f))
             f = 0;
-        printf("OK %s: %.0f/%.0f LCs, fmax %.2f MHz (nextpnr %.2f, icetime %.2f)", name, lcs, al,
-               f, fn, fi);
+        char tc[200];
+        two_clock_text(e, tc, sizeof tc);
+        printf("OK %s: %.0f/%.0f LCs, fmax %.2f MHz (nextpnr %.2f, icetime %.2f%s)", name, lcs, al,
+               f, fn, fi, tc);
         double g, m;
         if (json_number(cJSON_GetObjectItemCaseSensitive(e, "gmacs"), &g) &&
             json_number(cJSON_GetObjectItemCaseSensitive(e, "macs_per_cycle"), &m))
@@ -1007,8 +1119,8 @@ static int validate_entry(const cJSON *e, int idx, char *why, size_t n)
     }
     const char *kind = cJSON_GetObjectItemCaseSensitive(e, "kind")->valuestring;
     const char *dev = cJSON_GetObjectItemCaseSensitive(e, "device")->valuestring;
-    if (strcmp(kind, "unit") && strcmp(kind, "spu")) {
-        snprintf(why, n, "entry %d: kind %s is not unit|spu", idx, kind);
+    if (strcmp(kind, "unit") && strcmp(kind, "spu") && strcmp(kind, "probe")) {
+        snprintf(why, n, "entry %d: kind %s is not unit|spu|probe", idx, kind);
         return 0;
     }
     if (!device_find(dev)) {
@@ -1346,8 +1458,10 @@ static int cmd_readme(int argc, char **argv)
                 worst_g = g;
             if (sl < worst_slack)
                 worst_slack = sl;
-            sb_printf(&seeds, "%sseed %.0f%s: %.2f MHz (nextpnr %.2f, icetime %.2f), %.2f GMAC/s, %.0f/%.0f LCs%s",
-                      seeds.s ? "; " : "", sd, at, f, fn, fi, g, lcs, al,
+            char tc[200];
+            two_clock_text(x, tc, sizeof tc);
+            sb_printf(&seeds, "%sseed %.0f%s: %.2f MHz (nextpnr %.2f, icetime %.2f%s), %.2f GMAC/s, %.0f/%.0f LCs%s",
+                      seeds.s ? "; " : "", sd, at, f, fn, fi, tc, g, lcs, al,
                       st && strcmp(st, "ok") ? " (not ok)" : "");
         }
         double t = 0, mpc = 0, dsp = 0, ebr = 0, spram = 0;
@@ -1383,8 +1497,9 @@ static void usage(void)
           "  harness PORTS.json TOP OUT.v\n"
           "  budget STAT.json DEVICE\n"
           "  dsp-plan NETLIST.json BUDGET\n"
-          "  entry --name N --kind unit|spu --device up5k|hx8k|generic [--top T]\n"
-          "        [--target-mhz F] [--io-bits B] --stat S --nextpnr R --icetime I\n"
+          "  entry --name N --kind unit|spu|probe --device up5k|hx8k|generic [--top T]\n"
+          "        [--target-mhz F] [--io-bits B] [--macs M] [--seed S] [--commit C]\n"
+          "        [--fast-clock NET] --stat S --nextpnr R --icetime I\n"
           "        --generic G --netlist L -o ENTRY.json\n"
           "  check ENTRY.json\n"
           "  report OUTDIR ENTRY.json...\n"

@@ -7,8 +7,9 @@
 // two consecutive words per system cycle, as a pair of k-steps would. The
 // read words go into 48 MHz registers and a 32-bit accumulator (a tile's
 // adder); a system-clock register takes the accumulator, and writes happen
-// in phase 0 only. `make probe-spram2x` runs Yosys and nextpnr on it and
-// prints each clock's Fmax and the crossings.
+// in phase 0 only. `make probe-spram2x [SEED=N]` runs it through the flow
+// (synth/flow.sh probe): each clock's Fmax, the crossings, and the system
+// clock they allow.
 `default_nettype none
 module spram_2x (
     input  wire clk12_i,
@@ -52,7 +53,7 @@ module spram_2x (
     reg [31:0] acc_f_q = 32'd0;
     always @(posedge clk2x) begin
         q_f_q   <= q;
-        acc_f_q <= acc_f_q + {{16{q_f_q[15]}}, q_f_q[15:0]} ^ q_f_q[63:32];
+        acc_f_q <= acc_f_q + (q_f_q[31:0] ^ q_f_q[63:32]);   // all four banks
     end
     reg [31:0] acc_s_q;
     always @(posedge clk1x) acc_s_q <= acc_f_q;

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -113,6 +114,108 @@ TEST_F(SynthSmoke, UnitThroughFlowAndReport)
     EXPECT_EQ(run(kPpa + " diff " + kOut + "/report.json " + kOut + "/report.json --threshold 0 > " +
                   kOut + "/diff.txt"),
               0);
+}
+
+// A probe with two clocks (synth/probes/spram_2x.v: SPRAM read at 48 MHz
+// beside a 24 MHz system clock) through the flow: nextpnr times the fast
+// clock against twice the target, and the entry's system clock is the lowest
+// of the bounds the two domains and their crossings set, recomputed here
+// from nextpnr's own report.
+TEST_F(SynthSmoke, ProbeWithTwoClocksThroughFlow)
+{
+    const std::string d = kOut + "/probe";
+    ASSERT_EQ(run("rm -rf " + d + " && mkdir -p " + d), 0);
+    std::string env = "cd " + kSrc + " && QUIET=1 BUILD=" + kBuild + " SPU_PPA=" + kPpa + " ";
+    ASSERT_EQ(run(env + "synth/flow.sh probe spram_2x up5k " + d + " CLK_MHZ=24 > " + d + "/flow.log 2>&1"), 0)
+        << "see " << d << "/flow.log";
+    cJSON *np = load(d + "/nextpnr.json");
+    cJSON *e = load(d + "/entry.json");
+    ASSERT_NE(np, nullptr);
+    ASSERT_NE(e, nullptr);
+    const cJSON *fm = cJSON_GetObjectItemCaseSensitive(np, "fmax");
+    const cJSON *fast = cJSON_GetObjectItemCaseSensitive(fm, "clk2x");
+    const cJSON *sys = cJSON_GetObjectItemCaseSensitive(fm, "clk1x");
+    ASSERT_NE(fast, nullptr);
+    ASSERT_NE(sys, nullptr);
+    EXPECT_NEAR(num(fast, "constraint"), 48.0, 0.01) << "the fast clock is timed at twice the target";
+    EXPECT_NEAR(num(sys, "constraint"), 24.0, 0.01);
+    double worst = 0;
+    int crossings = 0;
+    const cJSON *cp;
+    cJSON_ArrayForEach(cp, cJSON_GetObjectItemCaseSensitive(np, "critical_paths"))
+    {
+        std::string from = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cp, "from"));
+        std::string to = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cp, "to"));
+        if (from.find("clk") == std::string::npos || to.find("clk") == std::string::npos || from == to)
+            continue;
+        double ns = 0;
+        const cJSON *seg;
+        cJSON_ArrayForEach(seg, cJSON_GetObjectItemCaseSensitive(cp, "path")) ns += num(seg, "delay");
+        worst = ns > worst ? ns : worst;
+        crossings++;
+    }
+    EXPECT_EQ(crossings, 2) << "addresses 24 -> 48 MHz, the accumulator 48 -> 24 MHz";
+    double bound = num(fast, "achieved") / 2;
+    bound = num(sys, "achieved") < bound ? num(sys, "achieved") : bound;
+    bound = 500.0 / worst < bound ? 500.0 / worst : bound;
+    EXPECT_NEAR(num(e, "fmax_nextpnr_mhz"), bound, 0.011);
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(e, "two_clocks");
+    ASSERT_NE(tc, nullptr);
+    EXPECT_NEAR(num(tc, "crossing_max_ns"), worst, 0.011);
+    EXPECT_NEAR(num(tc, "fmax_fast_nextpnr_mhz"), num(fast, "achieved"), 0.011);
+    EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tc, "crossings")), 2);
+    EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "kind")), "probe");
+    EXPECT_EQ(num(e, "spram"), 4) << "the probe reads all four SPRAM blocks";
+    cJSON_Delete(np);
+    cJSON_Delete(e);
+}
+
+// Two clocks, figures given: each bound in turn limits the system clock, and
+// check names the one that failed.
+TEST(SynthBoardReport, TwoClocksBoundTheSystemClock)
+{
+    const std::string d = kOut + "/two_clocks";
+    ASSERT_EQ(run("rm -rf " + d + " && mkdir -p " + d), 0);
+    auto entry = [&](const std::string &tag, double sys, double fast, double cross_ns) {
+        std::ofstream(d + "/np_" + tag + ".json")
+            << R"({"utilization":{"ICESTORM_LC":{"used":5000,"available":5280}},)"
+            << R"("fmax":{"clk":{"achieved":)" << sys << R"(,"constraint":24},"clk2x":{"achieved":)" << fast
+            << R"(,"constraint":48}},"critical_paths":[)"
+            << R"({"from":"posedge clk2x","to":"posedge clk2x","path":[{"delay":10.0}]},)"
+            << R"({"from":"<async>","to":"posedge clk","path":[{"delay":30.0}]},)"
+            << R"({"from":"posedge clk","to":"posedge clk2x","path":[{"delay":1.5},{"delay":)" << cross_ns - 1.5
+            << R"(}]}]})";
+        std::ofstream(d + "/it.json") << R"([[{"cell":"a","delay_ns":20.0}]])";   // 50 MHz
+        return run(kPpa + " entry --name spu_icebreaker --kind spu --device up5k --target-mhz 24 --macs 32"
+                          " --fast-clock clk2x --nextpnr " + d + "/np_" + tag + ".json --icetime " + d +
+                   "/it.json -o " + d + "/" + tag + ".json");
+    };
+    auto limit = [&](const std::string &tag) {
+        cJSON *e = load(d + "/" + tag + ".json");
+        std::string l = e ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "fmax_limit")) : "";
+        double f = e ? num(e, "fmax_mhz") : -1;
+        cJSON_Delete(e);
+        return std::make_pair(l, f);
+    };
+    ASSERT_EQ(entry("sys", 25.0, 60.0, 10.0), 0);
+    EXPECT_EQ(limit("sys"), std::make_pair(std::string("system clock"), 25.0));
+    ASSERT_EQ(entry("fast", 30.0, 52.0, 10.0), 0);
+    EXPECT_EQ(limit("fast"), std::make_pair(std::string("fast clock"), 26.0));
+    ASSERT_EQ(entry("cross", 30.0, 60.0, 25.0), 0);   // 1000 / (2 x 25 ns)
+    EXPECT_EQ(limit("cross"), std::make_pair(std::string("clock crossing"), 20.0));
+    cJSON *e = load(d + "/sys.json");
+    ASSERT_NE(e, nullptr);
+    EXPECT_DOUBLE_EQ(num(e, "gmacs"), 0.8);   // 32 MACs per system cycle x 25 MHz
+    cJSON_Delete(e);
+    // the crossing misses half the system period: check fails and says so
+    EXPECT_NE(run(kPpa + " check " + d + "/cross.json > " + d + "/check.txt 2>&1"), 0);
+    std::ifstream cf(d + "/check.txt");
+    std::string check((std::istreambuf_iterator<char>(cf)), std::istreambuf_iterator<char>());
+    EXPECT_NE(check.find("FAIL spu_icebreaker: timing not met: fmax 20.00 MHz"), std::string::npos) << check;
+    EXPECT_NE(check.find("fast clock clk2x 60.00 MHz, crossings 25.00 ns; limit: clock crossing"),
+              std::string::npos)
+        << check;
+    EXPECT_EQ(run(kPpa + " check " + d + "/sys.json > /dev/null"), 0);
 }
 
 // The report generator rejects a report that breaks the schema.
