@@ -363,7 +363,19 @@ module spu_core #(
     // rather than one per tile: run_go follows the engine (clk_i), and a
     // Verilated model evaluates what mixes the clocks on every edge of
     // either (docs/sim.md "Speed")
-    wire [ROWS*COLS-1:0] wave_clr = wave_tok | {(ROWS*COLS){run_go}};
+    // DR_INPLACE (the iCEBreaker's shape: an mm waits for the drain): the
+    // drain reads the tiles in place (spu_drain_unit INPLACE) and clears each
+    // tile when its group is written (dr_rdclr); the st wave clears nothing,
+    // and a zacc wave that meets a running drain is held back -- every tile
+    // is then either read and cleared already or cleared when it is read, and
+    // no mm adds to a tile before the drain is done (mm_ok below), so the
+    // tiles and the written words are the model's (docs/rtl.md "The drain
+    // reads the tiles in place").
+    localparam integer DR_INPLACE = (SPAD_SPRAM != 0 && BROADCAST != 0 && CHAIN == 0 && ACC_W == 32) ? 1 : 0;
+    wire [ROWS*COLS-1:0] dr_rdclr;
+    wire [ROWS*COLS-1:0] wave_clr = (DR_INPLACE != 0)
+        ? ((wave_tok & ~wave_cap & {(ROWS*COLS){!drain_busy}}) | dr_rdclr | {(ROWS*COLS){run_go}})
+        : (wave_tok | {(ROWS*COLS){run_go}});
     // CHAIN: the drain starts when row 0 is captured (cycle L + COLS + 1),
     // reading the groups in place (spu_drain_unit EARLY) while the wave goes
     // on through the later rows; otherwise (and with BROADCAST, where every
@@ -437,13 +449,14 @@ module spu_core #(
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
-                     .ACC_W(ACC_W), .SLOT_W(ACC_SLOT), .WR_WORDS(DR_WORDS), .EARLY(CHAIN)) u_drain (
+                     .ACC_W(ACC_W), .SLOT_W(ACC_SLOT), .WR_WORDS(DR_WORDS), .EARLY(CHAIN),
+                     .INPLACE(DR_INPLACE)) u_drain (
         .clk_i(core_clk), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs),
         .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
         .bias_clr_i(run_go), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
         .busy_o(drain_busy), .free_o(drain_free),
-        .we_o(dr_we), .waddr_o(dr_waddr), .wdata_o(dr_wdata), .wbe_o(dr_wbe)
+        .we_o(dr_we), .waddr_o(dr_waddr), .wdata_o(dr_wdata), .wbe_o(dr_wbe), .rdclr_o(dr_rdclr)
     );
 
     // ---- vector unit ------------------------------------------------------------------------

@@ -34,6 +34,18 @@
 // group n (an index, no shift), so a capture never meets a shift. spu_core
 // launches the next st's token only when every tile it captures has been
 // read and this drain is done (docs/isa.md "Chained streams").
+// INPLACE = 1 (spu_core: single-port SPRAM scratchpad, row / column buses, no
+// chaining, int8 only -- the iCEBreaker): no shadow_q. There an mm waits for
+// the drain (the single-port rule), so the tiles receive no term while it
+// runs, and the groups are read in place from acc_i, group n from tiles
+// n*LANES .. n*LANES+LANES-1, through one LANES-element register that
+// loads the next cycle's group (the requantizer's look-ahead already reads
+// it). rdclr_o clears each tile in the cycle its group is written, instead
+// of the wave clearing it at capture; spu_core holds back a zacc wave while
+// the drain runs (every tile it would clear is either cleared already or
+// cleared when read). Same words, same cycles; the boards' 512-bit shadow
+// is most of what it saves (docs/rtl.md "The drain reads the tiles in
+// place").
 // busy_o: a write happens this cycle. free_o: at most this cycle's write and
 // the next are left: a waiting sync/halt may complete now, the next st's
 // token may launch (its wave captures two cycles later, after the last
@@ -50,7 +62,8 @@ module spu_drain_unit #(
     parameter integer OFF        = $clog2(WORD_BYTES),
     // words per write: the widest group (int32 / f32 out)
     parameter integer WR_WORDS   = (LANES * 4 > WORD_BYTES) ? LANES * 4 / WORD_BYTES : 1,
-    parameter integer EARLY      = 0       // 1: groups read in place (see above)
+    parameter integer EARLY      = 0,      // 1: groups read in place (see above)
+    parameter integer INPLACE    = 0       // 1: no shadow, the tiles read in place (see above; ACC_W = 32)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -77,7 +90,8 @@ module spu_drain_unit #(
     output wire                    we_o,
     output wire [AW-OFF-1:0]       waddr_o,    // word address
     output wire [WR_WORDS*WORD_BYTES*8-1:0] wdata_o,
-    output wire [WR_WORDS*WORD_BYTES-1:0]   wbe_o
+    output wire [WR_WORDS*WORD_BYTES-1:0]   wbe_o,
+    output wire [ROWS*COLS-1:0]    rdclr_o     // INPLACE: the tiles whose group is written this cycle
 );
 `include "spu_isa.vh"
     localparam integer WB    = WORD_BYTES;
@@ -100,7 +114,9 @@ module spu_drain_unit #(
 
     assign cycles_o = DL_16;
 
-    reg [NBITS-1:0]        shadow_q;
+    genvar g;
+    reg [NBITS-1:0]        shadow_q;           // INPLACE = 0 only
+    wire [GBITS-1:0]       front_ip;           // INPLACE: the front group's register (g_pre)
     reg [RW-1:0]           rem_q;
     reg [RW-1:0]           gi_q;               // EARLY: the group of the block written next
     reg [GW-1:0]           grp_q;              // group of the row
@@ -139,7 +155,8 @@ module spu_drain_unit #(
     assign we_o   = we_q;
 
     wire [31:0]         gi32   = {{(32-RW){1'b0}}, gi_q};
-    wire [GBITS-1:0]    frontw = (EARLY != 0) ? shadow_q[gi32*GBITS +: GBITS] : shadow_q[GBITS-1:0];
+    wire [GBITS-1:0]    frontw = (INPLACE != 0) ? front_ip
+                               : (EARLY != 0) ? shadow_q[gi32*GBITS +: GBITS] : shadow_q[GBITS-1:0];
     wire [31:0] grp32 = {{(32-GW){1'b0}}, grp_q};
     wire row_done = (grp_q == G_LAST);
 
@@ -189,21 +206,33 @@ module spu_drain_unit #(
     // branch, not as a wire: a Verilated model computes a wire every clock)
     wire             shift   = writing && (EARLY == 0);
     wire             cap_any = |cap_i;
-    integer t;
-    always @(posedge clk_i) begin
+    always @(posedge clk_i)
         if (go_i) stride_q <= stride_i[AW-1:OFF];
-        if (cap_any) begin
-            for (t = 0; t < ROWS * COLS; t = t + 1)
-                if (cap_i[t])
-                    shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*SLOT_W +: ACC_W];
-        end else if (shift) begin
-            shadow_q <= {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
+    generate
+        if (INPLACE == 0) begin : g_shadow
+            integer t;
+            always @(posedge clk_i) begin
+                if (cap_any) begin
+                    for (t = 0; t < ROWS * COLS; t = t + 1)
+                        if (cap_i[t])
+                            shadow_q[t*ACC_W +: ACC_W] <= acc_i[t*SLOT_W +: ACC_W];
+                end else if (shift) begin
+                    shadow_q <= {{GBITS{1'b0}}, shadow_q[NBITS-1:GBITS]};
+                end
+            end
+            assign rdclr_o = {(ROWS*COLS){1'b0}};
+        end else begin : g_inplace
+            always @(*) shadow_q = {NBITS{1'b0}};
+            for (g = 0; g < ROWS * COLS; g = g + 1) begin : g_rdclr
+                localparam integer GN = g / LANES;
+                assign rdclr_o[g] = writing && (gi_q == GN[RW-1:0]);
+            end
+            wire unused_cap = &{1'b0, cap_i, cap_any};
         end
-    end
+    endgenerate
 
     // the flags of the front group ({ovf, ninf, pinf, nan}; none when ACC_W = 32)
     wire [LANES*4-1:0] frontf;
-    genvar g;
     generate
         if (HAS_FP != 0) begin : g_flags
             reg [ROWS*COLS*4-1:0] fshadow_q;
@@ -417,17 +446,26 @@ module spu_drain_unit #(
             for (g = 0; g < LANES; g = g + 1) begin : g_pl
                 wire [31:0] cur = shadow_q[g*ACC_W +: 32];
                 wire [31:0] tn  = gi_nx * LANES + g;
-                wire [31:0] nxt = (EARLY != 0)
+                wire [31:0] nxt = (INPLACE != 0) ? acc_i[tn*SLOT_W +: 32]
+                                : (EARLY != 0)
                                 ? (cap_i[tn] ? acc_i[tn*SLOT_W +: 32] : shadow_q[tn*ACC_W +: 32])
                                 : cap_any ? (cap_i[g] ? acc_i[g*SLOT_W +: 32] : cur)
                                 : shift ? shadow_q[(LANES + g)*ACC_W +: 32] : cur;
                 wire [11:0] pre;
                 spu_requant_pre u_pre (.acc_i(nxt), .shift_i(sh_nx), .pre_o(pre));
                 always @(posedge clk_i) pre_q[g*12 +: 12] <= pre;
+                if (INPLACE != 0) begin : g_front
+                    reg [31:0] front_q;
+                    always @(posedge clk_i) front_q <= nxt;
+                    assign front_ip[g*32 +: 32] = front_q;
+                end else begin : g_nofront
+                    assign front_ip[g*32 +: 32] = 32'd0;
+                end
             end
             assign pre_w = pre_q;
         end else begin : g_no_pre
             assign pre_w = {(LANES*12){1'b0}};
+            assign front_ip = {GBITS{1'b0}};
         end
     endgenerate
     generate
