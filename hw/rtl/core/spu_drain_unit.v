@@ -441,8 +441,19 @@ module spu_drain_unit #(
         if (HAS_FP == 0) begin : g_pre
             reg  [LANES*12-1:0] pre_q;
             wire [4:0]          sh_nx = go_i ? shift_i : shift_q;
-            // EARLY: the front group of the next cycle is group gi_nx, in place
-            wire [31:0]         gi_nx = go_i ? 32'd0 : writing ? gi32 + 32'd1 : gi32;
+            // EARLY: the front group of the next cycle is group gi_nx, in place.
+            // INPLACE: the tiles hold still from the capture to their read, so
+            // the group written next is fetched by its own register, ri_q: 0
+            // in the go cycle (and while idle), then gi_q + 1 (timing: the
+            // tile mux's select starts from flip-flops, not from go_i)
+            reg  [RW-1:0]       ri_q;
+            always @(posedge clk_i)
+                if (rst_i)                                             ri_q <= {RW{1'b0}};
+                else if (go_i)                                         ri_q <= {{(RW-1){1'b0}}, 1'b1};
+                else if (writing && (rem_q != {{(RW-1){1'b0}}, 1'b1})) ri_q <= ri_q + {{(RW-1){1'b0}}, 1'b1};
+                else                                                   ri_q <= {RW{1'b0}};
+            wire [31:0]         gi_nx = (INPLACE != 0) ? {{(32-RW){1'b0}}, ri_q}
+                                      : go_i ? 32'd0 : writing ? gi32 + 32'd1 : gi32;
             for (g = 0; g < LANES; g = g + 1) begin : g_pl
                 wire [31:0] cur = shadow_q[g*ACC_W +: 32];
                 wire [31:0] tn  = gi_nx * LANES + g;
