@@ -441,23 +441,41 @@ module spu_drain_unit #(
         if (HAS_FP == 0) begin : g_pre
             reg  [LANES*12-1:0] pre_q;
             wire [4:0]          sh_nx = go_i ? shift_i : shift_q;
-            // EARLY: the front group of the next cycle is group gi_nx, in place.
-            // INPLACE: the tiles hold still from the capture to their read, so
-            // the group written next is fetched by its own register, ri_q: 0
-            // in the go cycle (and while idle), then gi_q + 1 (timing: the
-            // tile mux's select starts from flip-flops, not from go_i)
-            reg  [RW-1:0]       ri_q;
-            always @(posedge clk_i)
-                if (rst_i)                                             ri_q <= {RW{1'b0}};
-                else if (go_i)                                         ri_q <= {{(RW-1){1'b0}}, 1'b1};
-                else if (writing && (rem_q != {{(RW-1){1'b0}}, 1'b1})) ri_q <= ri_q + {{(RW-1){1'b0}}, 1'b1};
-                else                                                   ri_q <= {RW{1'b0}};
-            wire [31:0]         gi_nx = (INPLACE != 0) ? {{(32-RW){1'b0}}, ri_q}
-                                      : go_i ? 32'd0 : writing ? gi32 + 32'd1 : gi32;
+            // EARLY: the front group of the next cycle is group gi_nx, in place
+            wire [31:0]         gi_nx = go_i ? 32'd0 : writing ? gi32 + 32'd1 : gi32;
+            // INPLACE: the tiles hold still from the capture (the go cycle) to
+            // their read, so group n >= 1 is fetched a cycle early, through the
+            // tile mux into fetch_q, by its own index ri_q (1 while idle, n in
+            // the cycle before group n - 1 is written); group 0 comes straight
+            // from its tiles in the go cycle. Timing: the mux starts and ends
+            // at flip-flops; the look-ahead sees a 2:1 choice as before.
+            wire [31:0]         ri32;
+            if (INPLACE != 0) begin : g_ri
+                localparam [RW-1:0] R1 = 1;
+                reg [RW-1:0] ri_q;
+                always @(posedge clk_i)
+                    if (rst_i)                         ri_q <= R1;
+                    else if (go_i)                     ri_q <= R2;
+                    else if (writing && (rem_q != R1)) ri_q <= ri_q + R1;
+                    else                               ri_q <= R1;
+                assign ri32 = {{(32-RW){1'b0}}, ri_q};
+            end else begin : g_no_ri
+                assign ri32 = 32'd0;
+                wire unused_ri = &{1'b0, ri32};
+            end
             for (g = 0; g < LANES; g = g + 1) begin : g_pl
                 wire [31:0] cur = shadow_q[g*ACC_W +: 32];
                 wire [31:0] tn  = gi_nx * LANES + g;
-                wire [31:0] nxt = (INPLACE != 0) ? acc_i[tn*SLOT_W +: 32]
+                wire [31:0] fetch;
+                if (INPLACE != 0) begin : g_fetch
+                    reg  [31:0] fetch_q;
+                    wire [31:0] tf = ri32 * LANES + g;
+                    always @(posedge clk_i) fetch_q <= acc_i[tf*SLOT_W +: 32];
+                    assign fetch = fetch_q;
+                end else begin : g_nofetch
+                    assign fetch = 32'd0;
+                end
+                wire [31:0] nxt = (INPLACE != 0) ? (go_i ? acc_i[g*SLOT_W +: 32] : fetch)
                                 : (EARLY != 0)
                                 ? (cap_i[tn] ? acc_i[tn*SLOT_W +: 32] : shadow_q[tn*ACC_W +: 32])
                                 : cap_any ? (cap_i[g] ? acc_i[g*SLOT_W +: 32] : cur)
