@@ -1175,6 +1175,50 @@ TEST_P(RtlCore, BackToBackMmWithAndWithoutSt)
     }
 }
 
+// zacc around a drain: before the st it clears the block the st then writes
+// (zeros); after the st, at every distance across the drain, it must leave
+// the st's words alone and the next block must start from zero. On the
+// iCEBreaker's shape (g4x4_spram) the drain reads the tiles in place and
+// spu_core holds back a zacc wave that meets it (docs/rtl.md "The drain
+// reads the tiles in place"); elsewhere the shadow buffer has the words.
+// RTL against the model (words, registers, counters) and an exact reference.
+TEST_P(RtlCore, ZaccAroundADrainClearsOnlyTheNextBlock)
+{
+    const uint32_t K1 = 7, K2 = 11, R = g.rows, C = g.cols;
+    const int D = (int)drain_cycles(0);
+    auto mem = tu_mem(BANK, 23);
+    auto ref = [&](uint32_t K, uint32_t i, uint32_t j) {
+        int32_t v = 0;
+        for (uint32_t k = 0; k < K; k++) v += (int8_t)mem[k * WB + i] * (int8_t)mem[BANK + k * WB + j];
+        return v;
+    };
+    // the zacc before the st, then after it: near the capture, mid-drain,
+    // and around the drain's last writes (D: the drain's length)
+    std::vector<int> gaps = {-1, 0, 1, 2, 3, D / 2};
+    for (int gap = D - 3; gap <= D + 3; gap++)
+        if (gap > 3 && gap != D / 2) gaps.push_back(gap);
+    for (int gap : gaps) {
+        std::vector<uint32_t> p = {LI(1, 0), LI(2, (int32_t)BANK), LI(3, (int32_t)K1), LI(4, (int32_t)K2),
+                                   LI(5, 1024), LI(6, 2048), MM(1, 2, 3)};
+        if (gap < 0) p.push_back(ZACC());
+        p.push_back(ST(5));
+        for (int n = 0; n < gap; n++) p.push_back(NOP());
+        if (gap >= 0) p.push_back(ZACC());
+        p.insert(p.end(), {MM(1, 2, 4), ST(6), HALT()});
+        std::string what = "zacc " + std::string(gap < 0 ? "before the st" : std::to_string(gap) + " nops after the st");
+        differential(p, mem, {}, 2048 + R * C * 4, 0, what.c_str());
+        ASSERT_EQ(core->state(), SPU_STATE_HALTED) << what;
+        for (uint32_t i = 0; i < R; i++)
+            for (uint32_t j = 0; j < C; j++) {
+                int32_t w1, w2;
+                std::memcpy(&w1, core->spad_read(1024 + (i * C + j) * 4, 4).data(), 4);
+                std::memcpy(&w2, core->spad_read(2048 + (i * C + j) * 4, 4).data(), 4);
+                ASSERT_EQ(w1, gap < 0 ? 0 : ref(K1, i, j)) << what << ": first block " << i << "," << j;
+                ASSERT_EQ(w2, ref(K2, i, j)) << what << ": second block " << i << "," << j;
+            }
+    }
+}
+
 // Chained streams (docs/isa.md "Chained streams"): an st's token travels
 // with the next mm's first step when that mm is queued before the token
 // would go alone, so two blocks take 2K cycles, not 2K + 2; an instruction
