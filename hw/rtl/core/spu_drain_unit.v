@@ -38,9 +38,10 @@
 // chaining, int8 only -- the iCEBreaker): no shadow_q. There an mm waits for
 // the drain (the single-port rule), so the tiles receive no term while it
 // runs, and the groups are read in place from acc_i, group n from tiles
-// n*LANES .. n*LANES+LANES-1, through one LANES-element register that
-// loads the next cycle's group (the requantizer's look-ahead already reads
-// it). rdclr_o clears each tile in the cycle its group is written, instead
+// n*LANES .. n*LANES+LANES-1: group 0 straight from its tiles in the go
+// cycle, group n >= 1 a cycle early through the tile mux into fetch_q (g_pre
+// below), then as before through the requantizer's look-ahead and into the
+// front group's register (front_q). rdclr_o clears each tile in the cycle its group is written, instead
 // of the wave clearing it at capture; spu_core holds back a zacc wave while
 // the drain runs (every tile it would clear is either cleared already or
 // cleared when read). Same words, same cycles; the boards' 512-bit shadow
