@@ -715,6 +715,15 @@ static void set_num_or_null(cJSON *o, const char *k, int have, double v)
 
 static double round2(double v) { return floor(v * 100.0 + 0.5) / 100.0; }
 
+/* NET is the clock net NAME, or NAME inside a flattened hierarchy
+ * ("u_board.clk2x": the board top's PLL output), as synth/flow.sh's
+ * nextpnr pre-pack script matches it. */
+static int is_clock_net(const char *net, const char *name)
+{
+    size_t ln = strlen(net), lm = strlen(name);
+    return !strcmp(net, name) || (ln > lm && net[ln - lm - 1] == '.' && !strcmp(net + ln - lm, name));
+}
+
 /* The clock named in "posedge NET" / "negedge NET" (nextpnr's critical path
  * ends), or NULL for "<async>" (a pin). */
 static const char *path_clock(const cJSON *end)
@@ -734,11 +743,11 @@ static const char *path_clock(const cJSON *end)
  * own domain's Fmax (have_sys, f_sys), half the fast domain's, and
  * 1000 / (2 x the longest crossing in ns). Returns the entry's "two_clocks"
  * object; *f_out and *limit say which bound holds. */
-static cJSON *two_clock_timing(const cJSON *pnr, const char *fast, int have_sys, double f_sys,
+static cJSON *two_clock_timing(const cJSON *pnr, const char *fast_net, int have_sys, double f_sys,
                                double f_fast, double *f_out, const char **limit)
 {
     cJSON *tc = cJSON_CreateObject();
-    cJSON_AddStringToObject(tc, "fast_clock", fast);
+    cJSON_AddStringToObject(tc, "fast_clock", fast_net);
     cJSON_AddNumberToObject(tc, "ratio", 2);
     set_num_or_null(tc, "fmax_system_nextpnr_mhz", have_sys, round2(f_sys));
     cJSON_AddNumberToObject(tc, "fmax_fast_nextpnr_mhz", round2(f_fast));
@@ -864,14 +873,16 @@ static int cmd_entry(int argc, char **argv)
     cJSON *clk;
     int have_fast = 0;
     double f_fast = 0;
+    const char *fast_net = NULL;
     cJSON_ArrayForEach(clk, fm)
     {
         double a;
         if (!json_number(cJSON_GetObjectItemCaseSensitive(clk, "achieved"), &a))
             continue;
-        if (fast_clk && clk->string && !strcmp(clk->string, fast_clk)) {
+        if (fast_clk && clk->string && is_clock_net(clk->string, fast_clk)) {
             f_fast = a;
             have_fast = 1;
+            fast_net = clk->string;
         } else if (!have_np || a < f_np) {
             f_np = a;
             have_np = 1;
@@ -879,7 +890,7 @@ static int cmd_entry(int argc, char **argv)
     }
     const char *limit = "system clock";
     if (have_fast) {
-        cJSON *tc = two_clock_timing(pnr, fast_clk, have_np, f_np, f_fast, &f_np, &limit);
+        cJSON *tc = two_clock_timing(pnr, fast_net, have_np, f_np, f_fast, &f_np, &limit);
         cJSON_AddItemToObject(e, "two_clocks", tc);
         have_np = 1;
     }

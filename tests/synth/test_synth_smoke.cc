@@ -176,15 +176,18 @@ TEST(SynthBoardReport, TwoClocksBoundTheSystemClock)
 {
     const std::string d = kOut + "/two_clocks";
     ASSERT_EQ(run("rm -rf " + d + " && mkdir -p " + d), 0);
-    auto entry = [&](const std::string &tag, double sys, double fast, double cross_ns) {
+    // the fast clock's net as nextpnr names it: clk2x at the top, or inside
+    // the flattened board top (u_board.clk2x); u_board.myclk2x is not it
+    auto entry = [&](const std::string &tag, double sys, double fast, double cross_ns,
+                     const std::string &fnet = "clk2x", const std::string &snet = "clk") {
         std::ofstream(d + "/np_" + tag + ".json")
             << R"({"utilization":{"ICESTORM_LC":{"used":5000,"available":5280}},)"
-            << R"("fmax":{"clk":{"achieved":)" << sys << R"(,"constraint":24},"clk2x":{"achieved":)" << fast
-            << R"(,"constraint":48}},"critical_paths":[)"
-            << R"({"from":"posedge clk2x","to":"posedge clk2x","path":[{"delay":10.0}]},)"
-            << R"({"from":"<async>","to":"posedge clk","path":[{"delay":30.0}]},)"
-            << R"({"from":"posedge clk","to":"posedge clk2x","path":[{"delay":1.5},{"delay":)" << cross_ns - 1.5
-            << R"(}]}]})";
+            << R"("fmax":{")" << snet << R"(":{"achieved":)" << sys << R"(,"constraint":24},")" << fnet
+            << R"(":{"achieved":)" << fast << R"(,"constraint":48}},"critical_paths":[)"
+            << R"({"from":"posedge )" << fnet << R"(","to":"posedge )" << fnet << R"(","path":[{"delay":10.0}]},)"
+            << R"({"from":"<async>","to":"posedge )" << snet << R"(","path":[{"delay":30.0}]},)"
+            << R"({"from":"posedge )" << snet << R"(","to":"posedge )" << fnet << R"(","path":[{"delay":1.5},{"delay":)"
+            << cross_ns - 1.5 << R"(}]}]})";
         std::ofstream(d + "/it.json") << R"([[{"cell":"a","delay_ns":20.0}]])";   // 50 MHz
         return run(kPpa + " entry --name spu_icebreaker --kind spu --device up5k --target-mhz 24 --macs 32"
                           " --fast-clock clk2x --nextpnr " + d + "/np_" + tag + ".json --icetime " + d +
@@ -192,7 +195,8 @@ TEST(SynthBoardReport, TwoClocksBoundTheSystemClock)
     };
     auto limit = [&](const std::string &tag) {
         cJSON *e = load(d + "/" + tag + ".json");
-        std::string l = e ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "fmax_limit")) : "";
+        const char *lv = e ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "fmax_limit")) : nullptr;
+        std::string l = lv ? lv : "";
         double f = e ? num(e, "fmax_mhz") : -1;
         cJSON_Delete(e);
         return std::make_pair(l, f);
@@ -203,6 +207,17 @@ TEST(SynthBoardReport, TwoClocksBoundTheSystemClock)
     EXPECT_EQ(limit("fast"), std::make_pair(std::string("fast clock"), 26.0));
     ASSERT_EQ(entry("cross", 30.0, 60.0, 25.0), 0);   // 1000 / (2 x 25 ns)
     EXPECT_EQ(limit("cross"), std::make_pair(std::string("clock crossing"), 20.0));
+    ASSERT_EQ(entry("flat", 30.0, 60.0, 25.0, "u_board.clk2x", "u_board.clk"), 0);
+    EXPECT_EQ(limit("flat"), std::make_pair(std::string("clock crossing"), 20.0));
+    ASSERT_EQ(entry("other", 30.0, 60.0, 25.0, "u_board.myclk2x", "u_board.clk"), 0);
+    {
+        // no fast clock: the slowest domain, as for one clock, and no two_clocks
+        cJSON *o = load(d + "/other.json");
+        ASSERT_NE(o, nullptr);
+        EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(o, "two_clocks"), nullptr);
+        EXPECT_DOUBLE_EQ(num(o, "fmax_nextpnr_mhz"), 30.0);
+        cJSON_Delete(o);
+    }
     cJSON *e = load(d + "/sys.json");
     ASSERT_NE(e, nullptr);
     EXPECT_DOUBLE_EQ(num(e, "gmacs"), 0.8);   // 32 MACs per system cycle x 25 MHz
