@@ -752,13 +752,17 @@ static cJSON *two_clock_timing(const cJSON *pnr, const char *fast_net, int have_
     set_num_or_null(tc, "fmax_system_nextpnr_mhz", have_sys, round2(f_sys));
     cJSON_AddNumberToObject(tc, "fmax_fast_nextpnr_mhz", round2(f_fast));
     cJSON *xs = cJSON_AddArrayToObject(tc, "crossings");
+    const cJSON *fmax = cJSON_GetObjectItemCaseSensitive(pnr, "fmax");
     double worst = 0;
     const cJSON *cp;
     cJSON_ArrayForEach(cp, cJSON_GetObjectItemCaseSensitive(pnr, "critical_paths"))
     {
         const char *from = path_clock(cJSON_GetObjectItemCaseSensitive(cp, "from"));
         const char *to = path_clock(cJSON_GetObjectItemCaseSensitive(cp, "to"));
-        if (!from || !to || !strcmp(from, to))
+        /* between two clocks nextpnr timed; not "$PACKER_GND_NET", the tied
+         * clock input of an unregistered SB_MAC16, which it lists as one */
+        if (!from || !to || !strcmp(from, to) || !cJSON_GetObjectItemCaseSensitive(fmax, from) ||
+            !cJSON_GetObjectItemCaseSensitive(fmax, to))
             continue;
         double ns = 0, d;
         const cJSON *seg;
