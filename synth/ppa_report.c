@@ -30,7 +30,7 @@
  *       is above target_mhz, in percent. With --fast-clock NET (a second
  *       clock at twice the system clock, from the same PLL) nextpnr's figure
  *       is the system clock the two domains and their crossings allow
- *       (two_clock_timing below); the entry also has two_clocks and
+ *       (two_clock_timing); the entry also has two_clocks and
  *       fmax_limit.
  *   spu-ppa check ENTRY.json
  *       fail with a plain message when utilization exceeds the device or
@@ -1016,8 +1016,8 @@ static int cmd_entry(int argc, char **argv)
 
 /* --------------------------------------------------------------- check */
 
-/* ", system clock X MHz, fast clock NET Y MHz, crossings Z ns, limit: L" for
- * an entry with two clocks, "" otherwise. */
+/* "; nextpnr: system clock X MHz, fast clock NET Y MHz, crossings Z ns;
+ * limit: L" for an entry with two clocks, "" otherwise. */
 static void two_clock_text(const cJSON *e, char *buf, size_t n)
 {
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(e, "two_clocks");
