@@ -33,9 +33,11 @@ module spu_top #(
     parameter integer VECTOR       = 1,               // 1: the vector unit (sim); the boards pass 0
     parameter integer SPAD_SPRAM   = 0,               // 1: scratchpad banks in UP5K SPRAM (iCEBreaker; needs VECTOR = 0)
     parameter integer CHAIN        = 1,               // 1: chained streams (sim; spu_load_unit); the boards pass 0
-    parameter integer UCODE_TWIN   = 0                // 1: the microcode store twice (spu_core; the iCEBreaker's SPRAM build)
+    parameter integer UCODE_TWIN   = 0,               // 1: the microcode store twice (spu_core; the iCEBreaker's SPRAM build)
+    parameter integer SPAD_2X      = 0                // 1: SPRAM requests taken mid-cycle on clk2x_i (spu_core; design C, docs/fpga.md)
 ) (
     input  wire       clk_i,
+    input  wire       clk2x_i,           // SPAD_2X: twice clk_i, rising edges aligned (else unused)
     input  wire       rst_i,
     // byte port (LINK "byte" / "sim")
     input  wire       byte_rx_valid_i,
@@ -155,9 +157,9 @@ module spu_top #(
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM),
         .FORMATS(FORMATS), .VECTOR(VECTOR), .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(P_CHAIN),
-        .UCODE_TWIN(UCODE_TWIN)
+        .UCODE_TWIN(UCODE_TWIN), .SPAD_2X(SPAD_2X)
     ) u_core (
-        .clk_i(clk_i), .rst_i(rst_i),
+        .clk_i(clk_i), .clk2x_i(clk2x_i), .rst_i(rst_i),
         .spad_req_valid_i(spad_req_valid), .spad_req_ready_o(spad_req_ready),
         .spad_req_we_i(spad_req_we), .spad_req_addr_i(spad_req_addr),
         .spad_req_wdata_i(spad_req_wdata), .spad_rsp_valid_o(spad_rsp_valid),

@@ -204,7 +204,10 @@ template <class V> class Core : public CoreBase {
     }
     bool ready() override { m_->eval(); return m_->spad_req_ready_o; }
     bool rsp_valid() override { return m_->spad_rsp_valid_o; }
-    uint8_t rsp_data() override { return m_->spad_rsp_rdata_o; }
+    // the byte the command engine takes at the next rising edge: read after
+    // this cycle's falling edge, where an SPRAM built with its request
+    // registered (SPAD_2X, spu_spram MID) delivers it (tick() starts there)
+    uint8_t rsp_data() override { m_->clk_i = 0; m_->eval(); return m_->spad_rsp_rdata_o; }
     uint64_t out_cnt() override { return m_->cnt_value_o; }
     bool out_fresh() override { return m_->cnt_fresh_o; }
 

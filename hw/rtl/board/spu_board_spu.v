@@ -31,7 +31,11 @@ module spu_board_spu #(
     parameter integer LOOP_DEPTH    = 4,   // nested hardware loops (INFO reports it; HX8K: 2)
     parameter integer SPAD_SPRAM    = 0,   // 1: scratchpad banks in the UP5K's SPRAM (spu_spad)
     parameter integer CHAIN         = 0,   // 1: chained streams (spu_load_unit; not with USE_ICE40_DSP: docs/fpga.md)
-    parameter integer UCODE_TWIN    = 0    // 1: the microcode store twice, 2 EBR more (spu_core; timing)
+    parameter integer UCODE_TWIN    = 0,   // 1: the microcode store twice, 2 EBR more (spu_core; timing)
+    // 1: a second clock at 2 x CLK_MHZ from the same PLL (SB_PLL40_2F_PAD;
+    // PLL_USE_PAD = 1, CLK_MHZ = 24) takes the SPRAM requests mid-cycle
+    // (spu_spram MID; design C, docs/fpga.md)
+    parameter integer SPAD_2X       = 0
 ) (
     input  wire clk12_i,
     input  wire btn_n_i,
@@ -53,12 +57,19 @@ module spu_board_spu #(
     localparam integer BAUD_EFF = (BAUD != 0) ? BAUD : BAUD_FT;
     localparam integer CLKS_PER_BIT = (CLK_MHZ * 1000000) / BAUD_EFF;
 
-    wire clk, lock, rst;
+    // SPAD_2X: the PLL's settings are those of clk2x, 2 x CLK_MHZ = 48
+    wire clk, clk2x, lock, rst;
     spu_pll_ice40 #(
-        .DIVR(4'd0), .DIVF(DIVF), .DIVQ(DIVQ), .FILTER_RANGE(3'd1), .USE_PAD(PLL_USE_PAD)
+        .DIVR(4'd0), .DIVF((SPAD_2X != 0) ? 7'd63 : DIVF), .DIVQ((SPAD_2X != 0) ? 3'd4 : DIVQ),
+        .FILTER_RANGE(3'd1), .USE_PAD(PLL_USE_PAD), .TWO_CLK(SPAD_2X)
     ) u_pll (
-        .clk_pad_i(clk12_i), .clk_o(clk), .lock_o(lock)
+        .clk_pad_i(clk12_i), .clk_o(clk), .clk2x_o(clk2x), .lock_o(lock)
     );
+`ifndef SYNTHESIS
+    initial
+        if (SPAD_2X != 0 && (CLK_MHZ != 24 || PLL_USE_PAD == 0 || SPAD_SPRAM == 0))
+            $display("spu_board_spu: SPAD_2X needs CLK_MHZ = 24, PLL_USE_PAD = 1 and SPAD_SPRAM = 1");
+`endif
 
     spu_board_reset u_rst (
         .clk_i(clk), .lock_i(lock), .btn_n_i(btn_n_i), .rst_o(rst)
@@ -74,9 +85,9 @@ module spu_board_spu #(
         .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1),
         .DRAIN_LANES(1), .VECTOR(0),  // the vector unit does not fit the UP5K (docs/fpga.md)
-        .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(CHAIN), .UCODE_TWIN(UCODE_TWIN)
+        .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(CHAIN), .UCODE_TWIN(UCODE_TWIN), .SPAD_2X(SPAD_2X)
     ) u_spu (
-        .clk_i(clk), .rst_i(rst),
+        .clk_i(clk), .clk2x_i(clk2x), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),
         .byte_tx_valid_o(unused_byte_valid), .byte_tx_ready_i(1'b1),
         .byte_tx_data_o(unused_byte_data),

@@ -32,9 +32,11 @@ module spu_core #(
     parameter integer VECTOR      = 0,     // 1: the vector unit (spu_vector_unit; INFO features bit 0)
     parameter integer SPAD_SPRAM  = 0,     // 1: banks in UP5K SPRAM, single port (spu_spad; INFO features bit 1); needs VECTOR = 0
     parameter integer CHAIN       = 0,     // 1: chained streams (spu_load_unit; INFO features bit 2); needs SPAD_SPRAM = 0, USE_ICE40_DSP = 0
-    parameter integer UCODE_TWIN  = 0      // 1: the microcode store twice, the taken target read beside the fall-through (below; timing)
+    parameter integer UCODE_TWIN  = 0,     // 1: the microcode store twice, the taken target read beside the fall-through (below; timing)
+    parameter integer SPAD_2X     = 0      // 1: SPRAM requests registered, taken mid-cycle on clk2x_i (spu_spram MID); needs SPAD_SPRAM = 1
 ) (
     input  wire        clk_i,
+    input  wire        clk2x_i,            // SPAD_2X: twice clk_i from the same PLL, rising edges aligned (else unused)
     input  wire        rst_i,
     // scratchpad byte port for the host (WRITE / READ commands)
     input  wire        spad_req_valid_i,   // request; held until spad_req_ready_o
@@ -286,8 +288,9 @@ module spu_core #(
         end
     endgenerate
     spu_spad #(.WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
-               .SPRAM(SPAD_SPRAM), .WR_WORDS(DR_WORDS)) u_spad (
+               .SPRAM(SPAD_SPRAM), .WR_WORDS(DR_WORDS), .MID(SPAD_2X)) u_spad (
         .clk_i   (clk_i),
+        .clk2x_i (clk2x_i),
         .a_re_i  (host_rd_a || ld_a_re || bias_re || v_a_re),
         .a_addr_i(host_rd_a ? host_addr[AW-1:OFF] : bias_re ? bias_addr : v_a_re ? v_a_addr : ld_a_addr),
         .a_rdata_o(a_rdata),

@@ -35,9 +35,11 @@ module spu_spad #(
     parameter integer SPAD_BANKS = 4,
     parameter integer SPRAM      = 0,     // 1: banks in UP5K SPRAM (single port)
     parameter integer WR_WORDS   = 1,     // words per write (sub-banks per bank); SPRAM needs 1
+    parameter integer MID        = 0,     // SPRAM: 1 = the request registered, taken mid-cycle on clk2x_i (spu_spram MID)
     parameter integer WA         = $clog2(SPAD_BYTES / WORD_BYTES)
 ) (
     input  wire                    clk_i,
+    input  wire                    clk2x_i,   // MID: twice clk_i, rising edges aligned (spu_spram)
     input  wire                    a_re_i,
     input  wire [WA-1:0]           a_addr_i,
     output wire [WORD_BYTES*8-1:0] a_rdata_o,
@@ -100,6 +102,21 @@ module spu_spad #(
             $finish;
         end
 
+    // MID: the phase of clk2x_i, 0 in its first cycle after a clk_i edge
+    // (clk_i's toggle against its copy on clk2x_i)
+    wire ph;
+    generate
+        if (SPRAM != 0 && MID != 0) begin : g_ph
+            reg tog_q = 1'b0, tog2_q = 1'b0;
+            always @(posedge clk_i)   tog_q  <= ~tog_q;
+            always @(posedge clk2x_i) tog2_q <= tog_q;
+            assign ph = (tog2_q == tog_q);
+        end else begin : g_no_ph
+            assign ph = 1'b0;
+            wire unused_clk2x = &{1'b0, clk2x_i, ph};
+        end
+    endgenerate
+
     genvar g;
     generate
         for (g = 0; g < SPAD_BANKS; g = g + 1) begin : g_bank
@@ -127,8 +144,10 @@ module spu_spad #(
 `else
             wire w_hit = we_i && (w_bank == g[BKW-1:0]);
             if (SPRAM != 0) begin : g_sp
-                spu_spram #(.WIDTH(DW), .AW(BAW)) u_ram (
+                spu_spram #(.WIDTH(DW), .AW(BAW), .MID(MID)) u_ram (
                     .clk_i  (clk_i),
+                    .clk2x_i(clk2x_i),
+                    .ph_i   (ph),
                     .en_i   (w_hit || a_hit || b_hit),
                     .we_i   (w_hit),
                     .be_i   (wbe_i),

@@ -13,12 +13,23 @@
 // it (Verilator, lint): spu_spram_model, the same cycle behaviour.
 // Address bits above AW of the cell are tied to 0 (AW < 14: part of each
 // block is unused).
+// MID = 1 (spu_spad MID: design C's scratchpad side, docs/fpga.md): the
+// request is registered at clk_i's rising edge and the cells take it at the
+// next edge of clk2x_i (twice clk_i, rising edges aligned) while ph_i is 0,
+// mid-cycle; rdata_o then changes mid-cycle, half a cycle later than with
+// MID = 0, and still a half cycle before the edge that uses it. So every
+// access keeps its cycle; what moves is the timing: the request reaches
+// the cells from flip-flops. In simulation the model takes the registered
+// request at clk_i's falling edge, which is the same behaviour.
 `default_nettype none
 module spu_spram #(
     parameter integer WIDTH = 32,
-    parameter integer AW    = 14
+    parameter integer AW    = 14,
+    parameter integer MID   = 0       // 1: the registered request taken mid-cycle (above)
 ) (
     input  wire               clk_i,
+    input  wire               clk2x_i,   // MID: twice clk_i
+    input  wire               ph_i,      // MID: 0 in clk2x_i's first cycle after a clk_i edge
     input  wire               en_i,
     input  wire               we_i,
     input  wire [WIDTH/8-1:0] be_i,
@@ -27,30 +38,65 @@ module spu_spram #(
     output wire [WIDTH-1:0]   rdata_o
 );
     localparam integer NB = WIDTH / 16;
+    // the request the cells take: as given (MID = 0) or registered (MID = 1)
+    wire               r_en, r_we;
+    wire [WIDTH/8-1:0] r_be;
+    wire [AW-1:0]      r_addr;
+    wire [WIDTH-1:0]   r_wdata;
+    wire               ram_clk, ram_cs;
+    generate
+        if (MID != 0) begin : g_mid
+            reg               en_q = 1'b0, we_q = 1'b0;
+            reg [WIDTH/8-1:0] be_q;
+            reg [AW-1:0]      addr_q;
+            reg [WIDTH-1:0]   wdata_q;
+            always @(posedge clk_i) begin
+                en_q    <= en_i;
+                we_q    <= we_i;
+                be_q    <= be_i;
+                addr_q  <= addr_i;
+                wdata_q <= wdata_i;
+            end
+            assign {r_en, r_we, r_be, r_addr, r_wdata} = {en_q, we_q, be_q, addr_q, wdata_q};
+`ifdef SYNTHESIS
+            assign ram_clk = clk2x_i;
+            assign ram_cs  = r_en && !ph_i;
+`else
+            assign ram_clk = clk_i;       // the model takes its falling edge (NEG)
+            assign ram_cs  = r_en;
+            wire unused_fast = &{1'b0, clk2x_i, ph_i};
+`endif
+        end else begin : g_direct
+            assign {r_en, r_we, r_be, r_addr, r_wdata} = {en_i, we_i, be_i, addr_i, wdata_i};
+            assign ram_clk = clk_i;
+            assign ram_cs  = r_en;
+            wire unused_fast = &{1'b0, clk2x_i, ph_i};
+        end
+    endgenerate
     wire [13:0] addr14;
     generate
         if (AW < 14) begin : g_pad
-            assign addr14 = {{(14 - AW){1'b0}}, addr_i};
+            assign addr14 = {{(14 - AW){1'b0}}, r_addr};
         end else begin : g_full
-            assign addr14 = addr_i;
+            assign addr14 = r_addr;
         end
     endgenerate
 
     genvar g;
     generate
         for (g = 0; g < NB; g = g + 1) begin : g_blk
-            wire [3:0] mask = {be_i[2*g+1], be_i[2*g+1], be_i[2*g], be_i[2*g]};
+            wire [3:0] mask = {r_be[2*g+1], r_be[2*g+1], r_be[2*g], r_be[2*g]};
 `ifdef SYNTHESIS
             SB_SPRAM256KA u_spram (
-                .ADDRESS(addr14), .DATAIN(wdata_i[g*16 +: 16]), .MASKWREN(mask),
-                .WREN(we_i), .CHIPSELECT(en_i), .CLOCK(clk_i),
+                .ADDRESS(addr14), .DATAIN(r_wdata[g*16 +: 16]), .MASKWREN(mask),
+                .WREN(r_we), .CHIPSELECT(ram_cs), .CLOCK(ram_clk),
                 .STANDBY(1'b0), .SLEEP(1'b0), .POWEROFF(1'b1),
                 .DATAOUT(rdata_o[g*16 +: 16])
             );
 `else
-            spu_spram_model u_spram (
-                .clk_i(clk_i), .cs_i(en_i), .we_i(we_i), .mask_i(mask), .addr_i(addr14),
-                .wdata_i(wdata_i[g*16 +: 16]), .rdata_o(rdata_o[g*16 +: 16])
+            spu_spram_model #(.NEG(MID)) u_spram (
+                .clk_i(ram_clk), .cs_i(ram_cs), .we_i(r_we), .mask_i(mask), .addr_i(addr14),
+                .wdata_i(r_wdata[g*16 +: 16]), .rdata_o(rdata_o[g*16 +: 16])
             );
 `endif
         end

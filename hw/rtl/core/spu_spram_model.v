@@ -11,7 +11,9 @@
 // Contents start at 0, like every RAM of the Verilated models (no power-up
 // value is promised on the chip; docs/rtl.md).
 `default_nettype none
-module spu_spram_model (
+module spu_spram_model #(
+    parameter integer NEG = 0        // 1: the falling edge of clk_i (spu_spram MID)
+) (
     input  wire        clk_i,
     input  wire        cs_i,
     input  wire        we_i,
@@ -29,17 +31,26 @@ module spu_spram_model (
         rdata_q = 16'd0;
     end
 
-    always @(posedge clk_i) begin
-        if (cs_i) begin
-            if (we_i) begin
-                for (n = 0; n < 4; n = n + 1)
-                    if (mask_i[n]) mem[addr_i][n*4 +: 4] <= wdata_i[n*4 +: 4];
-                rdata_q <= ~rdata_q;
-            end else begin
-                rdata_q <= mem[addr_i];
+    task access;
+        begin
+            if (cs_i) begin
+                if (we_i) begin
+                    for (n = 0; n < 4; n = n + 1)
+                        if (mask_i[n]) mem[addr_i][n*4 +: 4] <= wdata_i[n*4 +: 4];
+                    rdata_q <= ~rdata_q;
+                end else begin
+                    rdata_q <= mem[addr_i];
+                end
             end
         end
-    end
+    endtask
+    generate
+        if (NEG != 0) begin : g_neg
+            always @(negedge clk_i) access;
+        end else begin : g_pos
+            always @(posedge clk_i) access;
+        end
+    endgenerate
 
     assign rdata_o = rdata_q;
 endmodule
