@@ -312,6 +312,16 @@ board)
         24|30|36|42|48) ;;
         *) fail "CLK_MHZ=$freq: the board PLL table has 24, 30, 36, 42 and 48 MHz (hw/rtl/board/spu_board_spu.v)" ;;
     esac
+    # SPAD_2X (design C's scratchpad side): the pad PLL's 2 x 24 MHz port
+    # and the SPRAM scratchpad (spu_board_spu)
+    for kv in "$@"; do
+        case $kv in
+            SPAD_2X=0|SPAD_2X=) ;;
+            SPAD_2X=*)
+                [ "$board" = icebreaker ] && [ "$freq" = 24 ] && ! printf '%s\n' "$@" | grep -qx 'SPAD_SPRAM=0' ||
+                    fail "SPAD_2X=1 needs BOARD=icebreaker, CLK_MHZ=24 and the SPRAM scratchpad" ;;
+        esac
+    done
     place_top spu "$name" "$dev" "$top" "$src" "$pcf" "$out" "$freq" "$((rows * cols))" "$@"
     ;;
 probe)
@@ -326,6 +336,9 @@ probe)
         case $kv in
             CLK_MHZ=?*) freq=${kv#CLK_MHZ=} ;;
             *) fail "probe: unknown setting $kv (only CLK_MHZ=...)" ;;
+        esac
+        case $freq in
+            *[!0-9]*|0*) fail "probe: CLK_MHZ=$freq is not a whole number of MHz" ;;
         esac
     done
     place_top probe "$name" "$dev" "$name" "$src" "$pcf" "$out" "$freq" 0

@@ -48,19 +48,20 @@ module spu_board_spu #(
     output wire tx_act_o
 );
     // icepll -i 12 -o CLK_MHZ: DIVR = 0, FILTER_RANGE = 1 for all of these
-    localparam [6:0] DIVF = (CLK_MHZ == 48) ? 7'd63 : (CLK_MHZ == 42) ? 7'd55 :
-                            (CLK_MHZ == 36) ? 7'd47 : (CLK_MHZ == 30) ? 7'd79 : 7'd63;
-    localparam [2:0] DIVQ = (CLK_MHZ == 30 || CLK_MHZ == 24) ? 3'd5 : 3'd4;
+    // the PLL's output: the system clock, or with SPAD_2X its double (port A)
+    localparam integer PLL_MHZ = (SPAD_2X != 0) ? 2 * CLK_MHZ : CLK_MHZ;
+    localparam [6:0] DIVF = (PLL_MHZ == 48) ? 7'd63 : (PLL_MHZ == 42) ? 7'd55 :
+                            (PLL_MHZ == 36) ? 7'd47 : (PLL_MHZ == 30) ? 7'd79 : 7'd63;
+    localparam [2:0] DIVQ = (PLL_MHZ == 30 || PLL_MHZ == 24) ? 3'd5 : 3'd4;
     localparam integer BAUD_FT = (CLK_MHZ % 12 == 0 && CLK_MHZ >= 24) ? 12000000 :
                                  (CLK_MHZ %  8 == 0 && CLK_MHZ >= 24) ?  8000000 :
                                  (CLK_MHZ %  6 == 0 && CLK_MHZ >= 18) ?  6000000 : 3000000;
     localparam integer BAUD_EFF = (BAUD != 0) ? BAUD : BAUD_FT;
     localparam integer CLKS_PER_BIT = (CLK_MHZ * 1000000) / BAUD_EFF;
 
-    // SPAD_2X: the PLL's settings are those of clk2x, 2 x CLK_MHZ = 48
     wire clk, clk2x, lock, rst;
     spu_pll_ice40 #(
-        .DIVR(4'd0), .DIVF((SPAD_2X != 0) ? 7'd63 : DIVF), .DIVQ((SPAD_2X != 0) ? 3'd4 : DIVQ),
+        .DIVR(4'd0), .DIVF(DIVF), .DIVQ(DIVQ),
         .FILTER_RANGE(3'd1), .USE_PAD(PLL_USE_PAD), .TWO_CLK(SPAD_2X)
     ) u_pll (
         .clk_pad_i(clk12_i), .clk_o(clk), .clk2x_o(clk2x), .lock_o(lock)
