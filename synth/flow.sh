@@ -83,6 +83,7 @@ generic_pass() {
         dfflegalize -cell \$_DFF_P_ 01
         abc -g cmos2
         opt_clean
+        script synth/ice40_cells.ys
         tee -q -o $out/generic_stat.json stat -json -tech cmos
         write_json $out/generic.json"
 }
@@ -196,7 +197,9 @@ place_top() {
         $(flat_front "$top" "$read_top")
         $(cat "$out/dsp_plan.ys")
         $mul_map
-        synth_ice40 -top $top $DSP $SYNTH_OPTS -json $out/ice40.json
+        synth_ice40 -top $top $DSP $SYNTH_OPTS
+        script synth/ice40_cells.ys
+        write_json $out/ice40.json
         tee -q -o $out/stat.json stat -json"
     "$SPU_PPA" budget "$out/stat.json" "$dev"
     pnr "$dev" "$out" "$freq" "$pcf"
@@ -260,7 +263,9 @@ unit)
         $read_unit
         read_verilog $out/spu_ppa_harness.v
         hierarchy -top spu_ppa_harness $(libdirs)
-        synth_ice40 -top spu_ppa_harness $DSP $SYNTH_OPTS -json $out/ice40.json
+        synth_ice40 -top spu_ppa_harness $DSP $SYNTH_OPTS
+        script synth/ice40_cells.ys
+        write_json $out/ice40.json
         tee -q -o $out/stat.json stat -json"
     # Yosys 0.23 synth_ice40 -dsp empties the harness of some pipelined
     # multipliers (docs/numerics-rtl.md): say so instead of timing nothing
@@ -313,16 +318,22 @@ board)
         *) fail "CLK_MHZ=$freq: the board PLL table has 24, 30, 36, 42 and 48 MHz (hw/rtl/board/spu_board_spu.v)" ;;
     esac
     # SPAD_2X (design C's scratchpad side): the pad PLL's 2 x 24 MHz port
-    # and the SPRAM scratchpad (spu_board_spu)
+    # and the SPRAM scratchpad (spu_board_spu); ARRAY_2X (the array on that
+    # clock, k-step pairs) needs SPAD_2X and doubles the MACs per cycle
+    macs=$((rows * cols))
     for kv in "$@"; do
         case $kv in
             SPAD_2X=0|SPAD_2X=) ;;
             SPAD_2X=*)
                 [ "$board" = icebreaker ] && [ "$freq" = 24 ] && ! printf '%s\n' "$@" | grep -qx 'SPAD_SPRAM=0' ||
                     fail "SPAD_2X=1 needs BOARD=icebreaker, CLK_MHZ=24 and the SPRAM scratchpad" ;;
+            ARRAY_2X=0|ARRAY_2X=) ;;
+            ARRAY_2X=*)
+                printf '%s\n' "$@" | grep -qx 'SPAD_2X=1' || fail "ARRAY_2X=1 needs SPAD_2X=1"
+                macs=$((2 * rows * cols)) ;;
         esac
     done
-    place_top spu "$name" "$dev" "$top" "$src" "$pcf" "$out" "$freq" "$((rows * cols))" "$@"
+    place_top spu "$name" "$dev" "$top" "$src" "$pcf" "$out" "$freq" "$macs" "$@"
     ;;
 probe)
     [ $# -ge 4 ] || fail "usage: synth/flow.sh probe NAME DEVICE OUTDIR [CLK_MHZ=24]"

@@ -646,14 +646,15 @@ static int cmd_dsp_plan(int argc, char **argv)
         return die("%s: no top module", argv[0]);
     const char *mname = net_name(mod->string);
     int n = 0;
-    long explicit_dsps = 0; /* SB_MAC16 instantiated by the RTL (spu_mul8x2) */
+    long explicit_dsps = 0; /* SB_MAC16 instantiated by the RTL (spu_mul8x2: as
+                               spu_sb_mac16, synth/ice40_cells.ys) */
     cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(mod, "cells"))
     {
         const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
         if (t && !strcmp(t, "$mul"))
             n++;
-        if (t && !strcmp(t, "SB_MAC16"))
+        if (t && (!strcmp(t, "SB_MAC16") || !strcmp(t, "spu_sb_mac16")))
             explicit_dsps++;
     }
     mul_cell *m = calloc((size_t)n + 1, sizeof *m);

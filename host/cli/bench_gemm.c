@@ -299,7 +299,8 @@ static int write_plots(const char *dir, const row *rows, size_t n, const spu_per
     if (!(hw->link_bytes_per_s > 0))
         return 0;   /* no link (the model device): no link roof to draw */
     /* wall-clock roofline: compute roof at wall_clock_hz, the link roof */
-    const double peak = 2.0 * hw->rows * hw->cols * (hw->wall_clock_hz > 0 ? hw->wall_clock_hz : hw->clock_hz);
+    const double peak = (hw->pair ? 4.0 : 2.0) * hw->rows * hw->cols *   /* pairs: two k-steps a cycle */
+                        (hw->wall_clock_hz > 0 ? hw->wall_clock_hz : hw->clock_hz);
     snprintf(setup, sizeof setup,
              "set logscale xy\nset grid\nset key left top\n"
              "set title 'roofline of %s (wall clock): int8 ops/s vs ops per link byte' noenhanced\n"

@@ -71,6 +71,7 @@ int spu_cmd_info(int argc, char **argv)
         cJSON_AddBoolToObject(o, "spad_single_port", (in.features & SPU_FEATURE_SPRAM) != 0);
         cJSON_AddBoolToObject(o, "chained_streams", (in.features & SPU_FEATURE_CHAIN) != 0);
         cJSON_AddBoolToObject(o, "array_buses", (in.features & SPU_FEATURE_BUS) != 0);
+        cJSON_AddBoolToObject(o, "k_step_pairs", (in.features & SPU_FEATURE_PAIR) != 0);
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
@@ -78,7 +79,9 @@ int spu_cmd_info(int argc, char **argv)
     } else {
         printf("device       %s\n", device);
         printf("array        %u x %u tiles, %s\n", in.rows, in.cols,
-               (in.features & SPU_FEATURE_BUS)
+               (in.features & SPU_FEATURE_PAIR)
+                   ? "row / column buses: a step reaches every tile in 2 cycles, a pair's second step in 3"
+               : (in.features & SPU_FEATURE_BUS)
                    ? "row / column buses: a step reaches every tile in 2 cycles"
                    : "systolic: a step reaches the last tile in rows + cols cycles");
         printf("scratchpad   %u bytes in %u banks, %u-byte words%s\n", in.spad_bytes, in.spad_banks, in.word_bytes,
@@ -90,6 +93,9 @@ int spu_cmd_info(int argc, char **argv)
         printf("streams      %s\n", (in.features & SPU_FEATURE_CHAIN)
                                      ? "chained: a block every K cycles (docs/isa.md \"Chained streams\")"
                                      : "one-entry queue: K + 2 cycles per block (docs/isa.md \"Tensor unit\")");
+        printf("k-step pairs %s\n", (in.features & SPU_FEATURE_PAIR)
+                                     ? "yes: two k-steps of an mm a cycle where the rule allows (docs/isa.md \"k-step pairs\")"
+                                     : "no");
         printf("isa hash     0x%08x (%s)\n", in.isa_hash, isa_ok ? "matches host" : "DIFFERS from host");
         if (in.clock_hz)
             printf("clock        %u Hz\n", in.clock_hz);

@@ -248,6 +248,24 @@ TEST(BadInput, UriKeysAndValuesAreExplained)
     r = sh(kSpu + " info --device 'model?bus=2'");
     EXPECT_EQ(r.code, 1) << r.out;
     EXPECT_NE(r.out.find("bus=2"), std::string::npos) << r.out;
+    // pair=1: k-step pairs (INFO features bit 4), on the SPRAM int8 build only
+    const std::string pair = "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&formats=1&pair=1";
+    r = sh(kSpu + " info --device '" + pair + "' --json");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("\"k_step_pairs\":true"), std::string::npos) << r.out;
+    r = sh(kSpu + " info --device '" + pair + "'");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("k-step pairs yes"), std::string::npos) << r.out;
+    r = sh(kSpu + " info --device 'model?bus=0' --json");
+    EXPECT_NE(r.out.find("\"k_step_pairs\":false"), std::string::npos) << r.out;
+    r = sh(kSpu + " info --device 'model'");
+    EXPECT_NE(r.out.find("k-step pairs no"), std::string::npos) << r.out;
+    for (const char *bad : {"model?pair=1", "model?pair=2",
+                            "model?rows=4&cols=4&spad=131072&banks=2&vector=0&spram=1&pair=1"}) {   // formats: all
+        r = sh(kSpu + " info --device '" + bad + "'");
+        EXPECT_EQ(r.code, 1) << bad << ": " << r.out;
+        EXPECT_NE(r.out.find("pair="), std::string::npos) << bad << ": " << r.out;
+    }
 }
 
 TEST(BadInput, NumbersAreDecimalAndSeedConflictsWithFiles)

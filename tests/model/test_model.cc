@@ -31,6 +31,7 @@ struct Model {
         c.bus = bus;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
     }
+    explicit Model(const spu_model_config &c) { EXPECT_EQ(spu_model_create(&m, &c), 0); }
     ~Model() { spu_model_free(m); }
 
     // Assemble and load src, set args, run; returns the final status.
@@ -434,6 +435,187 @@ TEST(ModelTensor, SpramMmWaitsForTheDrainWrites)
     c.chain = 1;
     m = nullptr;
     EXPECT_EQ(spu_model_create(&m, &c), SPU_EINVAL);
+}
+
+// k-step pairs (pair = 1, INFO features bit 4, docs/isa.md "k-step pairs")
+// on the iCEBreaker's SPRAM shape: 4x4, 128 KiB in 2 banks of 64 KiB, one
+// drain lane, int8 only. Every case runs on pair = 0 too: pairs change the
+// cycles and nothing else.
+spu_model_config pair_config(uint32_t pair)
+{
+    spu_model_config c;
+    spu_model_config_default(&c);
+    c.rows = 4; c.cols = 4; c.spad_bytes = 131072; c.spad_banks = 2; c.ucode_words = 256; c.drain_lanes = 1;
+    c.vector = 0; c.spram = 1; c.chain = 0; c.bus = 1; c.formats = 1u << SPU_DTYPE_INT8; c.pair = pair;
+    return c;
+}
+
+TEST(ModelPair, ConfigNeedsTheBoardsSpramBusInt8Build)
+{
+    auto bad = [](void (*edit)(spu_model_config &)) {
+        spu_model_config c = pair_config(1);
+        edit(c);
+        spu_model *m = nullptr;
+        const int rc = spu_model_create(&m, &c);
+        spu_model_free(m);
+        return rc == SPU_EINVAL && m == nullptr;
+    };
+    EXPECT_TRUE(bad([](spu_model_config &c) { c.pair = 2; }));
+    EXPECT_TRUE(bad([](spu_model_config &c) { c.spram = 0; }));
+    EXPECT_TRUE(bad([](spu_model_config &c) { c.bus = 0; }));
+    EXPECT_TRUE(bad([](spu_model_config &c) { c.spram = 0; c.chain = 1; }));   // (chain needs spram = 0)
+    EXPECT_TRUE(bad([](spu_model_config &c) { c.formats = 0; }));      // 0 = every array dtype
+    EXPECT_TRUE(bad([](spu_model_config &c) { c.formats = (1u << SPU_DTYPE_INT8) | (1u << SPU_DTYPE_E4M3); }));
+    EXPECT_FALSE(bad([](spu_model_config &) {}));
+    spu_model *m = nullptr;
+    spu_model_config c = pair_config(1);
+    ASSERT_EQ(spu_model_create(&m, &c), 0);
+    EXPECT_EQ(spu_model_wave_span(spu_model_get_config(m)), 3u);    // 2 without pairs
+    spu_model_free(m);
+    // from INFO: features bit 4
+    spu_info_t in{};
+    in.rows = 4; in.cols = 4; in.word_bytes = 4; in.spad_bytes = 131072; in.spad_banks = 2; in.ucode_words = 256;
+    in.formats = 1; in.drain_lanes = 1;
+    in.features = SPU_FEATURE_SPRAM | SPU_FEATURE_BUS | SPU_FEATURE_PAIR;
+    spu_model_config_from_info(&c, &in);
+    EXPECT_EQ(c.pair, 1u);
+    in.features &= ~SPU_FEATURE_PAIR;
+    spu_model_config_from_info(&c, &in);
+    EXPECT_EQ(c.pair, 0u);
+}
+
+struct PairRun {
+    spu_status_t st;
+    uint64_t mm, mac, bank, stall;
+    std::vector<uint8_t> c;     // the st's block
+};
+
+// `stride sa, sb, 16; mm a, b, K; st C; halt` on pair_config(pair), A and B
+// words random (the same for both configs).
+PairRun pair_run(uint32_t pair, uint32_t a, uint32_t b, uint32_t K, uint32_t sa, uint32_t sb)
+{
+    Model m(pair_config(pair));
+    std::mt19937 rng(a * 7 + b + K);
+    for (uint32_t k = 0; k < K; k++)
+        for (uint32_t i = 0; i < 4; i++) {
+            m.spad()[a + k * sa + i] = (uint8_t)rng();
+            m.spad()[b + k * sb + i] = (uint8_t)rng();
+        }
+    const uint32_t C = 98304;
+    PairRun r;
+    r.st = m.run("li r9, " + std::to_string(sa) + "\nli r10, " + std::to_string(sb) +
+                 "\nli r11, 16\nstride r9, r10, r11\nmm r1, r2, r3\nst r4\nhalt\n", {a, b, K, C});
+    r.mm = m.cnt(SPU_CNT_MM_CYCLES);
+    r.mac = m.cnt(SPU_CNT_MAC_ACTIVE);
+    r.bank = m.cnt(SPU_CNT_STALL_BANK);
+    r.stall = m.cnt(SPU_CNT_STALL_DRAIN);
+    r.c.assign(m.spad() + C, m.spad() + C + 64);
+    return r;
+}
+
+// The rule, issue by issue: steps s and s+1 in one cycle when both strides
+// are one word (4 bytes), A and B are on even words in different banks and
+// two steps are left; else a step 1 cycle, 2 on a bank conflict. A at 0 is
+// bank 0, B at 65536 bank 1. The run: 4 instructions (8 cycles), the mm at
+// 8 launches at 10 and its last step reads at 10 + S; the st's slot is 11 +
+// S and its wave reaches the last tile 3 cycles later (2 without pairs),
+// halt at 12 ends at the idle S + 15: S + 16 cycles (S + 15 without pairs).
+TEST(ModelPair, MmCyclesFollowTheRule)
+{
+    struct Case {
+        const char *what;
+        uint32_t a, b, K, sa, sb;
+        uint64_t s1, s0, bank;   // stream cycles with and without pairs, conflicts
+    } cases[] = {
+        {"even words, other banks: 4 pairs", 0, 65536, 8, 4, 4, 4, 8, 0},
+        {"K odd: 3 pairs, then a single", 0, 65536, 7, 4, 4, 4, 7, 0},
+        {"K = 2: one pair", 0, 65536, 2, 4, 4, 1, 2, 0},
+        {"K = 1: a single (one step left)", 0, 65536, 1, 4, 4, 1, 1, 0},
+        {"A and B on odd words: a single, 3 pairs, a single", 4, 65540, 8, 4, 4, 5, 8, 0},
+        {"A odd, B even: never both even, no pairs", 4, 65536, 8, 4, 4, 8, 8, 0},
+        {"A even, B odd: no pairs", 0, 65540, 8, 4, 4, 8, 8, 0},
+        {"strides of two words: no pairs", 0, 65536, 8, 8, 8, 8, 8, 0},
+        {"B stride two words: no pairs", 0, 65536, 8, 4, 8, 8, 8, 0},
+        {"one bank: conflicts, no pairs", 0, 1024, 8, 4, 4, 16, 16, 8},
+        // A's steps 0..3 in bank 0 (2 pairs), steps 4..9 in B's bank 1 (6 conflicts)
+        {"A crosses into B's bank", 65520, 66560, 10, 4, 4, 2 + 12, 4 + 12, 6},
+        {"long stream, even words", 256, 65536 + 512, 1000, 4, 4, 500, 1000, 0},
+    };
+    for (const Case &c : cases) {
+        const PairRun p = pair_run(1, c.a, c.b, c.K, c.sa, c.sb), q = pair_run(0, c.a, c.b, c.K, c.sa, c.sb);
+        ASSERT_EQ(p.st.state, SPU_STATE_HALTED) << c.what;
+        ASSERT_EQ(q.st.state, SPU_STATE_HALTED) << c.what;
+        EXPECT_EQ(p.mm, c.s1) << c.what;
+        EXPECT_EQ(q.mm, c.s0) << c.what;
+        EXPECT_EQ(p.mac, c.K) << c.what;          // k-steps: a pair counts 2
+        EXPECT_EQ(q.mac, c.K) << c.what;
+        EXPECT_EQ(p.bank, c.bank) << c.what;
+        EXPECT_EQ(q.bank, c.bank) << c.what;
+        EXPECT_EQ(p.st.cycles, c.s1 + 16) << c.what;
+        EXPECT_EQ(q.st.cycles, c.s0 + 15) << c.what;
+        EXPECT_EQ(p.stall, c.s1 + 2) << c.what;   // halt's wait: EXEC from 13 to the idle S + 15
+        EXPECT_EQ(p.c, q.c) << c.what;            // the same sums
+        // and the sums are A x B
+        std::vector<uint8_t> ref(64);
+        std::mt19937 rng(c.a * 7 + c.b + c.K);
+        std::vector<int8_t> A(4 * c.K), B(4 * c.K);
+        for (uint32_t k = 0; k < c.K; k++)
+            for (uint32_t i = 0; i < 4; i++) {
+                A[k * 4 + i] = (int8_t)rng();
+                B[k * 4 + i] = (int8_t)rng();
+            }
+        for (uint32_t i = 0; i < 4; i++)
+            for (uint32_t j = 0; j < 4; j++) {
+                int32_t sum = 0;
+                for (uint32_t k = 0; k < c.K; k++) sum += A[k * 4 + i] * B[k * 4 + j];
+                memcpy(&ref[(i * 4 + j) * 4], &sum, 4);
+            }
+        EXPECT_EQ(p.c, ref) << c.what;
+    }
+}
+
+// A paired stream that runs off the scratchpad: B at 131056 (word 32764,
+// even, bank 1) has steps 0..3 inside, step 4 traps SPAD_RANGE. With pairs
+// steps 0..3 issue in 2 cycles from 3, so the stream reaches step 4 at X =
+// 5 (7 without pairs): the li at 2 (EXEC 3) takes effect, the one at 4 (EXEC
+// 5) does not; cycles = X - 1.
+TEST(ModelPair, RangeTrapInAPairedStream)
+{
+    for (uint32_t pair : {1u, 0u}) {
+        Model m(pair_config(pair));
+        auto st = m.run("mm r1, r2, r3\nli r9, 1\nli r10, 1\nli r11, 1\nhalt\n", {0, 131056, 8});
+        ASSERT_EQ(st.state, SPU_STATE_TRAPPED) << pair;
+        EXPECT_EQ(st.trap, SPU_TRAP_SPAD_RANGE) << pair;
+        EXPECT_EQ(st.pc, 0u) << pair;
+        EXPECT_EQ(m.cnt(SPU_CNT_MAC_ACTIVE), 4u) << pair;
+        EXPECT_EQ(m.cnt(SPU_CNT_MM_CYCLES), pair ? 2u : 4u);
+        EXPECT_EQ(m.cnt(SPU_CNT_STALL_BANK), 0u);
+        EXPECT_EQ(st.cycles, pair ? 4u : 6u);
+        EXPECT_EQ(m.reg(9), 1u) << pair;
+        EXPECT_EQ(m.reg(10), pair ? 0u : 1u);
+        EXPECT_EQ(m.reg(11), 0u) << pair;
+    }
+}
+
+// The wave span 3 moves an st's drain: `mm; st; mm; st; halt`, K = 10 (as
+// ModelTensor.SpramMmWaitsForTheDrainWrites, D = 16). With pairs the first
+// mm launches at 2 and reads its last step at 7 (5 pairs); the st's slot is
+// 8, its wave reaches the last tile at G = 11, the drain writes 12..27 and
+// is idle from 29; the second mm (at 4, taken at 8) launches at 29, reads
+// its last step at 34; the second st (at 9, taken at 29) has slot 35, G =
+// 38; halt at 30 ends at the idle 39: 40 cycles (48 without pairs; 38 with
+// pairs and a span of 2).
+TEST(ModelPair, WaveSpanThreeMovesTheDrain)
+{
+    for (uint32_t pair : {1u, 0u}) {
+        Model m(pair_config(pair));
+        auto st = m.run("mm r1, r2, r3\nst r4\nmm r1, r2, r3\nst r4\nhalt\n", {0, 65536, 10, 1024});
+        ASSERT_EQ(st.state, SPU_STATE_HALTED) << pair;
+        EXPECT_EQ(st.cycles, pair ? 40u : 48u);
+        EXPECT_EQ(m.cnt(SPU_CNT_MM_CYCLES), pair ? 10u : 20u);
+        EXPECT_EQ(m.cnt(SPU_CNT_MAC_ACTIVE), 20u) << pair;
+        EXPECT_EQ(m.cnt(SPU_CNT_DRAIN_BUSY), 32u) << pair;
+    }
 }
 
 TEST(ModelTensor, CntReadsCountersAtInstructionStart)

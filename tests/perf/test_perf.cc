@@ -118,6 +118,22 @@ TEST(PerfGemm, CyclesExactOnOtherGeometries)
     expect_exact("model?rows=8&cols=4&lanes=2", random_shapes(6, 15, 70, 300));
 }
 
+// k-step pairs (INFO features bit 4, the iCEBreaker's SPAD_2X=1 ARRAY_2X=1
+// build): the board's 128 KiB and, for many pieces with panels of odd kc
+// (A and B words of unlike parity in every other block), 8 KiB.
+const char *kPairModel = "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&chain=0"
+                         "&formats=1&pair=1";
+TEST(PerfGemm, CyclesExactOnPairModel)
+{
+    auto shapes = random_shapes(10, 16, 60, 1500);
+    shapes.push_back({4, 4, 1});
+    shapes.push_back({4, 4, 2});
+    shapes.push_back({9, 7, 33});
+    expect_exact(kPairModel, shapes);
+    expect_exact("model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&vector=0&spram=1&chain=0&formats=1&pair=1",
+                 random_shapes(10, 17, 60, 1500));
+}
+
 TEST(PerfGemm, CyclesExactOnSim)
 {
     expect_exact("sim", {{5, 3, 17}, {37, 29, 61}, {9, 70, 100}});
@@ -448,32 +464,59 @@ TEST(PerfGemm, EpilogueAndVectorOnSim)
 
 // The block-by-block path (panels straddling banks): run the kernel itself
 // with such addresses on the model and compare.
-TEST(PerfGemm, PieceCyclesWithPanelsAcrossBanks)
+struct PieceCase { uint32_t a, b, kc, mb, nb; };
+void expect_piece_cycles(const char *uri, uint32_t c_base, const std::vector<PieceCase> &cases)
 {
     spu_device *dev = nullptr;
-    ASSERT_EQ(spu_open(&dev, "model?banks=8&spad=8192"), 0);   // banks of 1024 bytes
+    ASSERT_EQ(spu_open(&dev, uri), 0) << uri;
     spu_info_t in;
     spu_info(dev, &in);
     spu_perf_hw hw;
     spu_perf_hw_from_info(&hw, &in);
     ASSERT_EQ(spu_load_program(dev, &spu_fw_gemm_int8), 0);
-    struct { uint32_t a, b, kc, mb, nb; } cases[] = {
-        {0, 512, 40, 3, 2},     // A crosses into bank 1 where B starts: some conflicts
-        {960, 1024, 16, 2, 3},  // both cross bank boundaries
-        {0, 0, 30, 2, 2},       // A and B the same panels: every step conflicts
-    };
     for (auto &c : cases) {
         const uint32_t panel = c.kc * in.word_bytes;
-        const uint32_t args[8] = {c.a, c.b, 6144, c.kc, c.mb, c.nb, panel, in.rows * in.cols * 4};
+        const uint32_t args[8] = {c.a, c.b, c_base, c.kc, c.mb, c.nb, panel, in.rows * in.cols * 4};
         ASSERT_EQ(spu_run(dev, args, 8), 0);
         spu_status_t st;
         ASSERT_EQ(spu_wait(dev, 1000, &st), 0);
         spu_counters_t cn;
         ASSERT_EQ(spu_counters(dev, &cn), 0);
         EXPECT_EQ(spu_perf_gemm_piece_cycles(&hw, c.mb, c.nb, c.kc, c.a, c.b, panel), cn.v[SPU_CNT_CYCLES])
-            << c.a << " " << c.b;
+            << uri << " " << c.a << " " << c.b << " " << c.kc;
     }
     spu_close(dev);
+}
+
+TEST(PerfGemm, PieceCyclesWithPanelsAcrossBanks)
+{
+    expect_piece_cycles("model?banks=8&spad=8192", 6144, {   // banks of 1024 bytes
+        {0, 512, 40, 3, 2},     // A crosses into bank 1 where B starts: some conflicts
+        {960, 1024, 16, 2, 3},  // both cross bank boundaries
+        {0, 0, 30, 2, 2},       // A and B the same panels: every step conflicts
+    });
+}
+
+// The same with k-step pairs: panels on even and odd words, crossing banks;
+// banks of 1001 words (a pair's second word may lie in the next bank: the
+// rule looks at the first's).
+TEST(PerfGemm, PieceCyclesWithPairs)
+{
+    const std::string pair = "&rows=4&cols=4&ucode=256&lanes=1&vector=0&spram=1&chain=0&formats=1&pair=1";
+    expect_piece_cycles(("model?banks=8&spad=8192" + pair).c_str(), 6144, {   // banks of 256 words
+        {0, 1024, 40, 3, 2},    // even words, other banks: pairs throughout
+        {4, 1028, 41, 3, 2},    // odd starts, odd kc: every other block's words of unlike parity
+        {4, 1028, 40, 2, 2},    // odd starts, even kc: a single, 19 pairs, a single
+        {0, 1028, 16, 2, 2},    // unlike parity: no pairs
+        {0, 512, 40, 3, 2},     // A crosses into B's bank
+        {960, 1024, 16, 2, 3},  // both cross
+        {0, 0, 30, 2, 2},       // one bank: conflicts, no pairs
+    });
+    expect_piece_cycles(("model?banks=2&spad=8008" + pair).c_str(), 6400, {   // banks of 4004 bytes
+        {3992, 4016, 6, 1, 1},  // pair (998, 1004), pair (1000 | 1001 in bank 1, 1006), 2 conflicts
+        {3984, 4008, 7, 2, 2},  // a pair of A's last word in bank 0 and its first in bank 1
+        {3988, 4008, 5, 2, 1},  // unlike parity, then (second row block) one bank
+    });
 }
 
 TEST(PerfGemm, LargeShapeIsClosedForm)
@@ -742,8 +785,8 @@ TEST(PerfLink, FitRejectsBadInput)
 // ---- files ----------------------------------------------------------------------------------
 TEST(PerfHw, ShippedFilesLoad)
 {
-    for (const char *f : {"spu-icebreaker.json", "spu-icebreaker-ebr.json", "spu-hx8k.json", "spu-sim.json",
-                          "nvidia-h100-sxm.json"}) {
+    for (const char *f : {"spu-icebreaker.json", "spu-icebreaker-ebr.json", "spu-icebreaker-2x.json", "spu-hx8k.json",
+                          "spu-sim.json", "nvidia-h100-sxm.json"}) {
         spu_perf_hw hw;
         char err[256] = "";
         EXPECT_EQ(spu_perf_hw_load(&hw, (kSrc + "/perf/hw/" + f).c_str(), err, sizeof err), 0) << f << ": " << err;
@@ -753,6 +796,7 @@ TEST(PerfHw, ShippedFilesLoad)
         if (std::string(f).rfind("spu-", 0) == 0) {
             EXPECT_EQ(hw.chain, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
             EXPECT_EQ(hw.idle_flag, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
+            EXPECT_EQ(hw.pair, std::string(f) == "spu-icebreaker-2x.json" ? 1u : 0u) << f;
         }
     }
 }
@@ -798,6 +842,9 @@ TEST(PerfHw, BadFilesAreRefused)
         {"{\"chain\": 2}", "chain"},
         {"{\"spram\": \"yes\"}", "spram"},
         {"{\"chain\": 1, \"spram\": 1}", "chain = 1 needs spram = 0"},
+        {"{\"pair\": 2}", "pair"},
+        {"{\"pair\": 1}", "pair = 1 needs spram = 1"},
+        {"{\"pair\": 1, \"spram\": 1, \"chain\": 0, \"bus\": 0}", "pair = 1 needs spram = 1"},
         {"{\"idle_flag\": 2}", "idle_flag"},
     };
     for (auto &c : cases) {

@@ -12,8 +12,11 @@
 #        and the systolic array (BROADCAST=0: operands skewed through the tiles)
 #   c4s: c4 with the iCEBreaker's scratchpad: 128 KiB in 2 banks of single-port
 #        SPRAM (SPAD_SPRAM=1, spu_spram_model; an mm waits for the drain), its
-#        requests registered and taken mid-cycle (SPAD_2X=1, spu_spram MID; the
-#        board simulator sim?board=icebreaker has SPAD_2X=0)
+#        requests registered and taken mid-cycle (SPAD_2X=1, spu_spram MID), and
+#        the array, its SB_MAC16 pairs (as `*`) and tiles on the second clock
+#        with k-step pairs (ARRAY_2X=1, USE_ICE40_DSP=1): the harness drives
+#        clk2x_i at twice clk_i. The board simulator sim?board=icebreaker has
+#        neither.
 #   c4f: c4 carrying every array format (FORMATS 0x1F9D): bf16 and MX on the
 #        boards' broadcast wiring
 # c8 and c8n carry every array format (FORMATS 0x1F9D, as spu-sim);
@@ -35,7 +38,8 @@ RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
 RTLC_GEOM_c8n := $(RTLC_8X8) -GDRAIN_LANES=1 -GBROADCAST=0
 RTLC_GEOM_c4s := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=131072 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
-                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1 -GSPAD_SPRAM=1 -GUCODE_TWIN=1 -GSPAD_2X=1
+                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1 -GSPAD_SPRAM=1 -GUCODE_TWIN=1 -GSPAD_2X=1 \
+                 -GUSE_ICE40_DSP=1 -GARRAY_2X=1
 # c4f: c4 (the boards' broadcast array wiring) carrying every array format:
 # bf16 and MX on the BROADCAST = 1 path
 RTLC_GEOM_c4f := $(RTLC_GEOM_c4) -GFORMATS=32\'h1F9D

@@ -34,6 +34,8 @@ struct Geom {
     uint32_t spram = 0; // SPAD_SPRAM of the build: 1 = single-port SPRAM banks
     uint32_t chain = 0; // CHAIN of the build: 1 = chained streams (docs/isa.md)
     uint32_t bus = 0;   // BROADCAST of the build: 1 = row / column buses, no skew
+    uint32_t clk2x = 0; // SPAD_2X of the build: the harness drives clk2x_i at twice clk_i
+    uint32_t pair = 0;  // ARRAY_2X of the build: k-step pairs (docs/isa.md "mm")
     uint32_t word_bytes() const { return rows > cols ? rows : cols; }
 };
 
@@ -172,10 +174,18 @@ template <class V> class Core : public CoreBase {
     Core(const Geom &g) : g_(g), ctx_(new VerilatedContext), m_(new V(ctx_.get())) { reset(); }
     ~Core() override { m_->final(); }
     Geom geom() const override { return g_; }
+    // One cycle: clk_i falls (with SPAD_2X, clk2x_i rises with it: the edge
+    // mid-cycle), then rises, with clk2x_i (the aligned edge). clk2x_i's
+    // falling edges come between.
     void tick() override
     {
-        m_->clk_i = 0; m_->eval();
+        fall();
+        if (g_.clk2x) {
+            m_->clk2x_i = 0; m_->eval();
+            m_->clk2x_i = 1;
+        }
         m_->clk_i = 1; m_->eval();
+        low_ = false;
         ticks++;
     }
     // REGS path of the core (reg_sel_i -> reg_value_o, one cycle: the
@@ -207,14 +217,27 @@ template <class V> class Core : public CoreBase {
     // the byte the command engine takes at the next rising edge: read after
     // this cycle's falling edge, where an SPRAM built with its request
     // registered (SPAD_2X, spu_spram MID) delivers it (tick() starts there)
-    uint8_t rsp_data() override { m_->clk_i = 0; m_->eval(); return m_->spad_rsp_rdata_o; }
+    uint8_t rsp_data() override { fall(); return m_->spad_rsp_rdata_o; }
     uint64_t out_cnt() override { return m_->cnt_value_o; }
     bool out_fresh() override { return m_->cnt_fresh_o; }
 
   private:
+    // the cycle's falling edge of clk_i, once (and clk2x_i's rising edge
+    // mid-cycle, after its own falling edge)
+    void fall()
+    {
+        if (low_) return;
+        if (g_.clk2x) {
+            m_->clk2x_i = 0; m_->eval();
+            m_->clk2x_i = 1;
+        }
+        m_->clk_i = 0; m_->eval();
+        low_ = true;
+    }
     Geom g_;
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<V> m_;
+    bool low_ = false;
 };
 
 // The Verilated configurations (tests/rtl_core/build.mk): 8 = c8, 4 = c4,
@@ -224,7 +247,7 @@ template <class V> class Core : public CoreBase {
 // (c4 carrying every array format: bf16 and MX on the broadcast wiring).
 inline std::unique_ptr<CoreBase> make_core(int which)
 {
-    if (which == 5) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4s>({4, 4, 131072, 2, 256, 4, 1, 0x1, 0, 1, 0, 1}));
+    if (which == 5) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4s>({4, 4, 131072, 2, 256, 4, 1, 0x1, 0, 1, 0, 1, 1, 1}));
     if (which == 6) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4f>({4, 4, 8192, 2, 256, 4, 1, 0x1F9D, 0, 0, 0, 1}));
     if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x1F9D, 1, 0, 1, 1}));
     if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x1F9D, 1, 0, 1}));

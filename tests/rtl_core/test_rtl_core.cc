@@ -31,8 +31,29 @@ class RtlCore : public ::testing::TestWithParam<int> {
     uint32_t WB = 0, BANK = 0;
 
     // docs/isa.md "Tensor unit": cycles from a read (a token's slot) to its
-    // products (its wave) in the last tile: ROWS + COLS, 2 with buses
-    uint32_t Z() const { return g.bus ? 2 : g.rows + g.cols; }
+    // products (its wave) in the last tile: ROWS + COLS, 2 with buses (3
+    // with k-step pairs)
+    uint32_t Z() const { return g.bus ? (g.pair ? 3 : 2) : g.rows + g.cols; }
+    // docs/isa.md "mm", "k-step pairs": the cycles an mm's stream of k steps
+    // takes from A at a and B at b with one-word strides (the programs'
+    // default), counting the same-bank steps in *conf: 1 a step, 2 when A
+    // and B share a bank; with pairs, steps s and s+1 in one cycle when A
+    // and B are on even words in different banks and s+1 < k
+    uint64_t stream(uint32_t a, uint32_t b, uint32_t k, uint64_t *conf = nullptr) const
+    {
+        uint64_t cyc = 0, c = 0;
+        for (uint32_t s = 0; s < k; s++) {
+            const uint32_t pa = a + s * WB, pb = b + s * WB;
+            const bool same = pa / BANK == pb / BANK;
+            if (g.pair && !same && (pa / WB) % 2 == 0 && (pb / WB) % 2 == 0 && s + 1 < k) s++;
+            cyc += same ? 2 : 1;
+            c += same;
+        }
+        if (conf) *conf = c;
+        return cyc;
+    }
+    // the stream of k steps from A at 0 and B at BANK (the tests' panels)
+    uint64_t S(uint32_t k) const { return stream(0, BANK, k); }
     // docs/isa.md `st`: a group of drain_lanes accumulators per cycle, one
     // write of all its bytes, for every out (the 8x8's row of int32 is 4 words)
     uint32_t drain_cycles(unsigned out) const
@@ -53,6 +74,7 @@ class RtlCore : public ::testing::TestWithParam<int> {
         c.spram = g.spram;
         c.chain = g.chain;
         c.bus = g.bus;
+        c.pair = g.pair;
         spu_model *m = nullptr;
         EXPECT_EQ(spu_model_create(&m, &c), 0);
         return m;
@@ -1068,14 +1090,15 @@ TEST_P(RtlCore, BankConflictCostsOneCyclePerStep)
         ASSERT_EQ(core->state(), SPU_STATE_HALTED);
         cyc[same] = core->counter(SPU_CNT_CYCLES);
         stall[same] = core->counter(SPU_CNT_STALL_BANK);
-        EXPECT_EQ(core->counter(SPU_CNT_MM_CYCLES), K + (same ? K : 0));
+        EXPECT_EQ(core->counter(SPU_CNT_MM_CYCLES), same ? 2 * K : S(K));
     }
     EXPECT_EQ(stall[0], 0u);
     EXPECT_EQ(stall[1], K);
-    EXPECT_EQ(cyc[1] - cyc[0], K);
-    // mm (FETCH 6) launches at 8, its last step reads at 8 + K; halt (FETCH 8)
-    // waits until the last product has landed: idle = 8 + K + Z + 1
-    EXPECT_EQ(cyc[0], 8 + K + Z() + 2);
+    EXPECT_EQ(cyc[1] - cyc[0], 2 * K - S(K));
+    // mm (FETCH 6) launches at 8, its last step reads at 8 + S(K) (K without
+    // pairs); halt (FETCH 8) waits until the last product has landed: idle =
+    // 8 + S(K) + Z + 1
+    EXPECT_EQ(cyc[0], 8 + S(K) + Z() + 2);
 }
 
 // ---- tensor unit: queue, back-to-back streams, token wave (docs/isa.md) ----
@@ -1113,14 +1136,14 @@ TEST_P(RtlCore, GemmLoopStreamsBlocksBackToBack)
     ASSERT_EQ(core->state(), SPU_STATE_HALTED);
     if (g.spram)   // single-port banks: the next mm launches at the drain's end,
                    // G + D + 2 = (L + K + 1) + Z + D + 2 (docs/isa.md)
-        EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (K + Zs + D + 3) + K + Zs + 2);
+        EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (S(K) + Zs + D + 3) + S(K) + Zs + 2);
     else if (g.chain)   // a block every K cycles: each st's token travels with
                         // the next mm's first step (docs/isa.md "Chained streams")
         EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * K + K + Zs + 2);
     else   // the last st's wave, then halt (its drain writes after the halt)
         EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 17 + (N - 1) * (K + 2) + K + Zs + 2);
     EXPECT_EQ(core->counter(SPU_CNT_MAC_ACTIVE), N * K);
-    EXPECT_EQ(core->counter(SPU_CNT_MM_CYCLES), N * K);
+    EXPECT_EQ(core->counter(SPU_CNT_MM_CYCLES), N * S(K));
     EXPECT_EQ(core->counter(SPU_CNT_INSTRET), 7 + 4 * N + 1);
     // every block accumulated its own K steps (the swap between blocks lost
     // nothing and let nothing through): block b = A x B with the same panels
@@ -1170,7 +1193,80 @@ TEST_P(RtlCore, BackToBackMmWithAndWithoutSt)
             // the drain (D) writing after it. Chained streams: mm2 launches
             // with mm1's last step (10+K1), the st's token goes alone (no mm
             // behind it) at 11+K1+K2: a cycle less
-            EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 12 + K1 + K2 + Z() + 2 - (g.chain ? 1 : 0));
+            EXPECT_EQ(core->counter(SPU_CNT_CYCLES), 12 + S(K1) + S(K2) + Z() + 2 - (g.chain ? 1 : 0));
+        }
+    }
+}
+
+// k-step pairs (docs/isa.md "k-step pairs"; the iCEBreaker's ARRAY_2X build,
+// g4x4_spram): an mm pairs steps s and s+1 in one cycle when both strides are
+// one word, A and B are on even words in different banks and two steps are
+// left. Each case: an mm from A and B starts on even and odd words, with K
+// odd and even, a stride that forbids pairs, a same-bank stream, streams
+// that cross into the other bank midway and one that leaves the scratchpad
+// inside a paired run; then an st (its wave 3 cycles behind a pair's second
+// step), a zacc right behind it and a second mm. RTL against the model
+// (words, registers, every counter, the trap) and the block against an exact
+// reference; on every geometry (no pairs there: the same programs, their
+// plain cost).
+TEST_P(RtlCore, PairedStreamsMatchModelAndExactReference)
+{
+    const uint32_t R = g.rows, C = g.cols, W = WB;
+    auto mem = tu_mem(BANK, 29);
+    std::vector<uint8_t> top(4096);
+    std::mt19937 rng(31);
+    for (auto &v : top) v = (uint8_t)rng();
+    const uint32_t top_addr = g.spad_bytes - (uint32_t)top.size();
+    struct Case { const char *what; uint32_t a, b, k, sa, sb; bool trap; };
+    const std::vector<Case> cases = {
+        {"even words, K 8", 0, BANK, 8, W, W, false},
+        {"even words, K 7", 2 * W, BANK + 4 * W, 7, W, W, false},
+        {"K 1", 0, BANK, 1, W, W, false},
+        {"K 2", 0, BANK, 2, W, W, false},
+        {"odd words", W, BANK + 3 * W, 9, W, W, false},
+        {"unlike parity", W, BANK, 8, W, W, false},
+        {"A stride 2 words", 0, BANK, 6, 2 * W, W, false},
+        {"same bank", 0, 64 * W, 6, W, W, false},
+        {"A crosses into B's bank", BANK - 6 * W, BANK + 40 * W, 11, W, W, false},
+        {"B crosses into A's bank", BANK + 40 * W, BANK - 5 * W, 10, W, W, false},
+        {"B first, A in bank 1", BANK + 8 * W, 16 * W, 12, W, W, false},
+        {"leaves the scratchpad", top_addr + (uint32_t)top.size() - 6 * W, BANK, 10, W, W, true},
+    };
+    for (const Case &c : cases) {
+        const std::vector<uint32_t> p = {
+            LI(1, (int32_t)c.a), LI(2, (int32_t)c.b), LI(3, (int32_t)c.k), LI(4, 1024),
+            LI(5, (int32_t)c.sa), LI(6, (int32_t)c.sb), LI(7, (int32_t)(C * 4)), STRIDE(5, 6, 7),
+            MM(1, 2, 3), ST(4), ZACC(), LI(8, 3), MM(1, 2, 8), LI(9, 2048), ST(9), HALT(),
+        };
+        // (the panels cover the whole 8 KiB scratchpad of g4x4: no top part)
+        const bool hi = top_addr >= mem.size();
+        differential(p, mem, {}, 2048 + R * C * 4, 0, c.what, hi ? &top : nullptr, top_addr);
+        if (c.trap) {
+            ASSERT_EQ(core->state(), SPU_STATE_TRAPPED) << c.what;
+            ASSERT_EQ(core->trap(), SPU_TRAP_SPAD_RANGE) << c.what;
+            continue;
+        }
+        ASSERT_EQ(core->state(), SPU_STATE_HALTED) << c.what;
+        auto byte = [&](uint32_t addr) {
+            return addr < mem.size() ? mem[addr] : top[addr - top_addr];
+        };
+        for (int blk = 0; blk < 2; blk++)
+            for (uint32_t i = 0; i < R; i++)
+                for (uint32_t j = 0; j < C; j++) {
+                    int32_t ref = 0;
+                    for (uint32_t k = 0; k < (blk ? 3u : c.k); k++)
+                        ref += (int8_t)byte(c.a + k * c.sa + i) * (int8_t)byte(c.b + k * c.sb + j);
+                    int32_t got;
+                    std::memcpy(&got, core->spad_read((blk ? 2048 : 1024) + (i * C + j) * 4, 4).data(), 4);
+                    ASSERT_EQ(got, ref) << c.what << ": block " << blk << " " << i << "," << j;
+                }
+        // the first stream's cycles, by the rule (the counters above are the
+        // model's; this pins the rule itself on the pair build)
+        if (c.sa == W && c.sb == W && g.pair) {
+            uint64_t conf = 0;
+            const uint64_t cyc = stream(c.a, c.b, c.k, &conf) + stream(c.a, c.b, 3);
+            EXPECT_EQ(core->counter(SPU_CNT_MM_CYCLES), cyc) << c.what;
+            EXPECT_EQ(core->counter(SPU_CNT_MAC_ACTIVE), c.k + 3u) << c.what;
         }
     }
 }
@@ -1254,7 +1350,7 @@ TEST_P(RtlCore, TokenTravelsWithTheNextMmUnlessSomethingWaitsBetween)
         // captured at G1
         const uint64_t sync_end = g.chain && !g.bus ? std::max<uint64_t>(1, D > R ? D - R : 0) : D - 1;
         if (with_sync)
-            EXPECT_EQ(cyc, 19 + 2 * K + 2 * Z() + sync_end);   // (the addi after the sync: 2 more)
+            EXPECT_EQ(cyc, 19 + 2 * S(K) + 2 * Z() + sync_end);   // (the addi after the sync: 2 more)
         else if (!g.spram)
             EXPECT_EQ(cyc, 2 * K + Z() + (g.chain ? 13 : 15));
         // both blocks: A x B and B x A of the same panels
@@ -1293,8 +1389,8 @@ TEST_P(RtlCore, StQueuesBehindARunningMmAndScalarCodeOverlaps)
     differential(p, mem, {}, 1024 + R * C * 4, 0, "st behind mm");
     ASSERT_EQ(core->state(), SPU_STATE_HALTED);
     EXPECT_EQ(core->reg(9), 60u);
-    EXPECT_EQ(core->reg(10), 14 + K + Z());
-    EXPECT_EQ(core->reg(11), 14 + K + Z() - 56);   // cnt's own FETCH wait, nothing else
+    EXPECT_EQ(core->reg(10), 14 + S(K) + Z());
+    EXPECT_EQ(core->reg(11), 14 + S(K) + Z() - 56);   // cnt's own FETCH wait, nothing else
 }
 
 // An mm whose stream leaves the scratchpad while the sequencer has moved on:
@@ -1453,7 +1549,7 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
             wait = e - e0;
             if (o.kind == 1) {
                 uint64_t conf = 0;
-                for (uint32_t k = 0; k < o.k; k++) conf += (o.a + k * WB) / BANK == (o.b + k * WB) / BANK;
+                const uint64_t run = stream(o.a, o.b, o.k, &conf);   // o.k + conf without pairs
                 uint64_t L;
                 if (pend && e + 1 <= pend_alone) {   // the token travels with this mm
                     L = std::max(pend_base, e + 1);
@@ -1470,9 +1566,9 @@ TEST_P(RtlCore, StraightLineTimingMatchesFormula)
                     if (g.spram) L = std::max(L, drain_idle);
                     queued(L);
                 }
-                engine = L + o.k + conf + 1;
-                mm_free = last = L + o.k + conf;
-                idle = std::max(idle, L + o.k + conf + Z() + 1);
+                engine = L + run + 1;
+                mm_free = last = L + run;
+                idle = std::max(idle, L + run + Z() + 1);
                 macs += (uint64_t)o.k * R * C;
             } else {
                 const uint64_t D = drain_cycles(o.out);

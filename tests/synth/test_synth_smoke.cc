@@ -346,13 +346,16 @@ bool prove(const std::string &name, const std::string &script)
 } // namespace
 
 // The SB_MAC16 path of spu_mul8x2 (8x8 mode, signed, unregistered) against two
-// plain signed multipliers, on Yosys's own simulation model of the cell.
+// plain signed multipliers, on Yosys's own simulation model of the cell (the
+// RTL as written; the synthesized netlist: the test below).
 TEST(Equivalence, Mul8x2DspMatchesMultiply)
 {
     if (!have_tool("yosys"))
         GTEST_SKIP() << "yosys not installed (make deps)";
     const std::string s =
-        "read_verilog -D SYNTHESIS hw/rtl/core/spu_mul8x2.v; chparam -set USE_ICE40_DSP 1 spu_mul8x2; "
+        "read_verilog -D SYNTHESIS hw/rtl/core/spu_sb_mac16.v hw/rtl/core/spu_mul8x2.v; "
+        "chparam -set USE_ICE40_DSP 1 spu_mul8x2; hierarchy -top spu_mul8x2; "
+        "script synth/ice40_cells.ys; delete spu_sb_mac16; "
         "read_verilog -D NO_ICE40_DEFAULT_ASSIGNMENTS +/ice40/cells_sim.v; hierarchy -top spu_mul8x2; "
         "select -assert-count 1 t:*SB_MAC16*; proc; flatten; hierarchy -top spu_mul8x2; "
         "design -stash dut; read_verilog tests/synth/spu_mul8x2_ref.v; proc; design -stash ref; "
@@ -360,6 +363,55 @@ TEST(Equivalence, Mul8x2DspMatchesMultiply)
         "miter -equiv -flatten -make_assert ref dut miter; hierarchy -top miter; opt -fast; "
         "sat -verify -prove-asserts miter";
     EXPECT_TRUE(prove("equiv_mul8x2", s)) << "see " << kOut << "/equiv_mul8x2.log";
+}
+
+// spu_mul8x2 as the board flow builds it: synth_ice40 -dsp, then
+// synth/ice40_cells.ys, with the cell's registers off (REG = 0) and on
+// (REG = 1, ARRAY_2X: the products two clock edges late), simulated with
+// Icarus on Yosys's model of the cell (where Yosys resolves +/) for all
+// 2^16 operand pairs of each multiplier. Yosys 0.23's ice40_dsp rewrote an instantiated SB_MAC16 into
+// 16x16 mode (wrong products), which the RTL-level proof above cannot see:
+// hw/rtl/core/spu_sb_mac16.v hides the cell from it.
+TEST(Equivalence, Mul8x2SynthesizedMatchesMultiply)
+{
+    if (!have_tool("yosys") || !have_tool("iverilog"))
+        GTEST_SKIP() << "yosys / iverilog not installed (make deps)";
+    for (int reg = 0; reg <= 1; reg++) {
+        const std::string d = kOut + "/mul8x2_synth_reg" + std::to_string(reg);
+        ASSERT_EQ(run("rm -rf " + d + " && mkdir -p " + d), 0);
+        const std::string ys =
+            "read_verilog -D SYNTHESIS hw/rtl/core/spu_sb_mac16.v hw/rtl/core/spu_mul8x2.v; "
+            "chparam -set USE_ICE40_DSP 1 -set REG " + std::to_string(reg) + " spu_mul8x2; "
+            "synth_ice40 -top spu_mul8x2 -dsp; script synth/ice40_cells.ys; "
+            "select -assert-count 1 t:SB_MAC16; select -assert-count 0 t:spu_sb_mac16; "
+            "write_verilog -noattr -selected " + d + "/net.v";
+        ASSERT_EQ(run("cd " + kSrc + " && yosys -p '" + ys + "' > " + d + "/yosys.log 2>&1"), 0)
+            << "see " << d << "/yosys.log";
+        // p0 = a0 * b0 over every (a0, b0); p1 = a1 * b1 over every pair in
+        // another order; the expected products wait REG ? 2 : 0 edges
+        std::ofstream(d + "/tb.v")
+            << "module tb;\n  reg clk = 0; reg [7:0] a0, b0, a1, b1; wire [15:0] p0, p1;\n"
+               "  reg [15:0] w0 [0:2]; reg [15:0] w1 [0:2]; integer i, bad, lat;\n"
+               "  spu_mul8x2 dut(.clk_i(clk), .a0_i(a0), .b0_i(b0), .a1_i(a1), .b1_i(b1), .p0_o(p0), .p1_o(p1));\n"
+               "  initial begin bad = 0; lat = " << (reg ? 2 : 0) << ";\n"
+               "    for (i = 0; i < 65536 + 2; i = i + 1) begin\n"
+               "      a0 = i[7:0]; b0 = i[15:8]; a1 = i[15:8] ^ 8'h5a; b1 = i[7:0] + i[15:8];\n"
+               "      w0[i % 3] = $signed(a0) * $signed(b0); w1[i % 3] = $signed(a1) * $signed(b1);\n"
+               "      if (lat != 0) begin #1 clk = 1; #1 clk = 0; end\n"
+               "      #1;\n"
+               "      if (i >= lat && (p0 !== w0[(i + 3 - lat + (lat ? 1 : 0)) % 3] ||\n"
+               "                       p1 !== w1[(i + 3 - lat + (lat ? 1 : 0)) % 3])) bad = bad + 1;\n"
+               "    end\n"
+               "    $display(\"bad=%0d\", bad); $finish;\n  end\nendmodule\n";
+        ASSERT_EQ(run("cd " + d + " && iverilog -DNO_ICE40_DEFAULT_ASSIGNMENTS -o sim tb.v net.v "
+                      "\"$(dirname \"$(command -v yosys)\")/../share/yosys/ice40/cells_sim.v\" > iverilog.log 2>&1"), 0)
+            << "see " << d << "/iverilog.log";
+        ASSERT_EQ(run("cd " + d + " && vvp -n sim > sim.log 2>&1"), 0);
+        std::ifstream f(d + "/sim.log");
+        std::stringstream ss;
+        ss << f.rdbuf();
+        EXPECT_NE(ss.str().find("bad=0"), std::string::npos) << "REG=" << reg << ": " << ss.str();
+    }
 }
 
 // spu_requant (logarithmic shifter: sticky and fits from the stages) against

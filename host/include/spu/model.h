@@ -48,6 +48,12 @@ typedef struct spu_model_config {
                                    a token's wave reach every tile 2
                                    cycles after the read, no skew;
                                    0: systolic, ROWS + COLS cycles      */
+    uint32_t pair;              /* 1: k-step pairs (SPU_FEATURE_PAIR,
+                                   docs/isa.md "k-step pairs"): two
+                                   k-steps of an mm in one cycle when
+                                   the rule allows, the wave span 3;
+                                   needs spram = 1, bus = 1, chain = 0
+                                   and formats = int8 only            */
 } spu_model_config;
 
 /* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops, a row
@@ -106,7 +112,9 @@ uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype)
  * "Chained streams"); with buses 1 + D. */
 uint32_t spu_model_st_gap(const spu_model_config *cfg);
 /* Cycles from a read (or a token's slot) to its products (its wave) in the
- * last tile: rows + cols, or 2 with buses (docs/isa.md "Tensor unit"). */
+ * last tile: rows + cols, or 2 with buses, 3 with k-step pairs (a pair's
+ * second step lands half a cycle after a single step's; docs/isa.md
+ * "Tensor unit"). */
 uint32_t spu_model_wave_span(const spu_model_config *cfg);
 /* Requantize one accumulator as st does with out=int8 (docs/isa.md). */
 int8_t spu_requant_int8(int32_t acc, unsigned shift, unsigned round, int relu);

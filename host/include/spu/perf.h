@@ -38,6 +38,9 @@ typedef struct spu_perf_hw {
     uint32_t chain;              /* 1: chained streams (INFO features bit 2, docs/isa.md) */
     uint32_t bus;                /* 1: row / column buses, no skew (INFO features bit 3,
                                     docs/isa.md "Tensor unit"); 0: a systolic array     */
+    uint32_t pair;               /* 1: k-step pairs (INFO features bit 4, docs/isa.md
+                                    "k-step pairs"): two k-steps a cycle where the rule
+                                    allows; needs spram = 1, bus = 1, chain = 0          */
     uint32_t idle_flag;          /* 1: the host sees a run end by the device's idle flag,
                                     no link traffic (a simulator's stats page): one STATUS
                                     per run; 0: spu_wait polls STATUS (a board)           */
@@ -105,7 +108,7 @@ typedef struct spu_perf_gemm {
                                     host time                                         */
     double   poll_extra_s;       /* of wall_s: time the host sees runs end after they
                                     ended (spu_wait's polling naps)                    */
-    double   utilization;        /* macs / (cycles * rows * cols)                      */
+    double   utilization;        /* macs / (cycles * rows * cols); up to 2 with pairs   */
     double   intensity;          /* ops (2*macs) per link byte                         */
     double   peak_ops_s;         /* compute roof, ops/s                                */
     double   roof_ops_s;         /* min(peak, intensity * link rate)                   */

@@ -99,6 +99,11 @@ typedef struct spu_device spu_device;
 #define SPU_FEATURE_BUS    0x8u  /* array operands on row / column buses: no skew, every
                                     tile gets a step's products 2 cycles after the read
                                     (docs/isa.md "Tensor unit") */
+#define SPU_FEATURE_PAIR   0x10u /* k-step pairs: two k-steps of an mm in one cycle when
+                                    both strides are one word, the step's A and B are
+                                    even words in different banks and two or more steps
+                                    are left; their products land 3 cycles after the
+                                    read (docs/isa.md "k-step pairs") */
 #define SPU_NARGS 8          /* kernel argument registers r1..r8 */
 
 typedef struct spu_info {

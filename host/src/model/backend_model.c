@@ -1,6 +1,6 @@
 /*
  * backend_model.c -- device "model[?rows=R&cols=C&spad=BYTES&banks=N&ucode=WORDS
- * &loops=N&lanes=L&formats=F&vector=V&spram=S&chain=C&bus=B]": the reference
+ * &loops=N&lanes=L&formats=F&vector=V&spram=S&chain=C&bus=B&pair=P]": the reference
  * model in process. Runs are executed to completion inside RUN (bounded by
  * the watchdog), so STATUS afterwards reports HALTED or TRAPPED.
  */
@@ -33,7 +33,7 @@ static int model_open(void **impl, const spu_uri *u)
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
         param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats) ||
         param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram) ||
-        param_u32(u, "bus", &cfg.bus))
+        param_u32(u, "bus", &cfg.bus) || param_u32(u, "pair", &cfg.pair))
         return SPU_EINVAL;
     long chain;                          /* absent: 1, but 0 with spram=1 */
     const int chain_rc = spu_uri_long(u, "chain", 0, 0xFFFFFFFFL, &chain);
@@ -51,6 +51,9 @@ static int model_open(void **impl, const spu_uri *u)
     if (cfg.chain > 1 || (cfg.chain && cfg.spram))
         return spu_uri_fail(u, SPU_EINVAL, "model option chain=%u: 0 or 1, and chain=1 needs spram=0 "
                             "(docs/isa.md \"Chained streams\")", cfg.chain);
+    if (cfg.pair > 1 || (cfg.pair && (!cfg.spram || !cfg.bus || cfg.chain || cfg.formats != 1u << SPU_DTYPE_INT8)))
+        return spu_uri_fail(u, SPU_EINVAL, "model option pair=%u: 0 or 1, and pair=1 needs spram=1, bus=1, "
+                            "chain=0 and formats=1 (int8 only; docs/isa.md \"k-step pairs\")", cfg.pair);
     int rc = spu_model_create((spu_model **)impl, &cfg);
     if (rc)
         return spu_uri_fail(u, rc,
@@ -78,7 +81,8 @@ static int model_info(void *impl, spu_info_t *info)
     info->loop_depth = c->loop_depth;
     info->drain_lanes = c->drain_lanes ? c->drain_lanes : c->cols;
     info->features = (c->vector ? SPU_FEATURE_VECTOR : 0) | (c->spram ? SPU_FEATURE_SPRAM : 0) |
-                     (c->chain ? SPU_FEATURE_CHAIN : 0) | (c->bus ? SPU_FEATURE_BUS : 0);
+                     (c->chain ? SPU_FEATURE_CHAIN : 0) | (c->bus ? SPU_FEATURE_BUS : 0) |
+                     (c->pair ? SPU_FEATURE_PAIR : 0);
     snprintf(info->device, sizeof info->device, "model");
     return 0;
 }
@@ -189,5 +193,5 @@ const spu_backend_ops spu_backend_model = {
     .reset = model_reset,
     .ping = model_ping,
     .regs = model_regs,
-    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", "chain", "bus", NULL },
+    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", "chain", "bus", "pair", NULL },
 };

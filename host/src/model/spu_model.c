@@ -82,6 +82,7 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->spram = 0;
     cfg->chain = 1;
     cfg->bus = 1;
+    cfg->pair = 0;
 }
 
 uint32_t spu_model_all_formats(void)
@@ -127,6 +128,7 @@ void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
     cfg->spram = (info->features & SPU_FEATURE_SPRAM) ? 1 : 0;
     cfg->chain = (info->features & SPU_FEATURE_CHAIN) ? 1 : 0;
     cfg->bus = (info->features & SPU_FEATURE_BUS) ? 1 : 0;
+    cfg->pair = (info->features & SPU_FEATURE_PAIR) ? 1 : 0;
 }
 
 static uint32_t word_bytes_of(const spu_model_config *c)
@@ -145,7 +147,9 @@ int spu_model_create(spu_model **out, const spu_model_config *cfg)
         (cfg->drain_lanes && cfg->cols % cfg->drain_lanes) ||
         (cfg->formats & ~spu_model_all_formats()) ||
         (cfg->formats && !(cfg->formats & (1u << SPU_DTYPE_INT8))) ||
-        cfg->spram > 1 || (cfg->spram && cfg->vector) || cfg->chain > 1 || (cfg->chain && cfg->spram))
+        cfg->spram > 1 || (cfg->spram && cfg->vector) || cfg->chain > 1 || (cfg->chain && cfg->spram) ||
+        cfg->pair > 1 || (cfg->pair && (!cfg->spram || !cfg->bus || cfg->chain ||
+                                         cfg->formats != 1u << SPU_DTYPE_INT8)))
         return SPU_EINVAL;
     spu_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -232,7 +236,9 @@ uint32_t spu_model_st_gap(const spu_model_config *cfg)
 
 uint32_t spu_model_wave_span(const spu_model_config *cfg)
 {
-    return cfg->bus ? 2 : cfg->rows + cfg->cols;
+    /* k-step pairs (buses only): a pair's second step lands half a cycle
+     * after a single step's, so the wave takes 3 */
+    return cfg->pair ? 3 : cfg->bus ? 2 : cfg->rows + cfg->cols;
 }
 
 uint32_t spu_model_drain_cycles(const spu_model_config *cfg, unsigned out_dtype)
@@ -366,10 +372,10 @@ static uint64_t tu_launch(spu_model *m, uint64_t e, int kind)
 
 /* A token's wave, its slot (the cycle it launches alone, or the cycle the
  * first step of the mm it travels with issues) W: it reaches the last tile
- * at G = W + ROWS + COLS (buses: W + 2). An st's drain starts at S = G
- * (chain, systolic: S = W + COLS + 1, when row 0 is captured) and writes
- * S+1..S+d; chain: the next st launches from W + spu_model_st_gap()
- * (docs/isa.md "Chained streams"). */
+ * at G = W + ROWS + COLS (buses: W + 2; k-step pairs: W + 3). An st's
+ * drain starts at S = G (chain, systolic: S = W + COLS + 1, when row 0 is
+ * captured) and writes S+1..S+d; chain: the next st launches from W +
+ * spu_model_st_gap() (docs/isa.md "Chained streams"). */
 static void tok_wave(spu_model *m, int st, uint64_t W, uint64_t d)
 {
     const uint64_t G = W + spu_model_wave_span(&m->cfg);
@@ -437,6 +443,32 @@ static uint64_t first_bad_step(uint64_t base, uint64_t stride, uint32_t span, ui
     return (limit - span - base) / stride + 1;
 }
 
+/* Cycles the stream takes to issue word steps 0..n-1 of an mm at a, b, in
+ * order (docs/isa.md "Tensor unit", "k-step pairs"): a step 1 cycle, or 2
+ * when its A and B words share a bank (*conflicts counts those); with k-step
+ * pairs, steps s and s+1 in one cycle when both strides are one word, A and
+ * B are on even words in different banks and s+1 < n. The hardware asks for
+ * two steps left, not for range: an even word inside the scratchpad has its
+ * neighbour inside too (a pair needs two banks, so SPAD_BYTES is a multiple
+ * of 2 * WORD_BYTES), so with n the steps before the first bad one the two
+ * agree. */
+static uint64_t mm_issue_cycles(const spu_model *m, uint64_t a, uint64_t b, uint64_t n, uint64_t *conflicts)
+{
+    const uint64_t wb = m->word_bytes;
+    const int pairs = m->cfg.pair && m->stride_a == wb && m->stride_b == wb;
+    uint64_t cycles = 0;
+    *conflicts = 0;
+    for (uint64_t s = 0; s < n; s++) {
+        const uint64_t pa = a + s * m->stride_a, pb = b + s * m->stride_b;
+        const int same = bank_of(m, pa) == bank_of(m, pb);
+        if (pairs && !same && (pa / wb) % 2 == 0 && (pb / wb) % 2 == 0 && s + 1 < n)
+            s++;                      /* a pair: s and s + 1 in this cycle */
+        cycles += 1 + same;
+        *conflicts += same;
+    }
+    return cycles;
+}
+
 static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *extra)
 {
     const uint32_t R = m->cfg.rows, C = m->cfg.cols, wb = m->word_bytes;
@@ -483,10 +515,10 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
     const uint64_t steps_b = first_bad_step(b, m->stride_b, C, m->cfg.spad_bytes);
     const uint64_t good = steps_a < steps_b ? steps_a : steps_b;
     const uint64_t run = good < words ? good : words;
-    uint64_t conflicts = 0;
+    uint64_t conflicts;
+    const uint64_t cycles = mm_issue_cycles(m, a, b, run, &conflicts);
     for (uint64_t s = 0; s < run; s++) {
         uint64_t pa = a + s * m->stride_a, pb = b + s * m->stride_b;
-        conflicts += bank_of(m, pa) == bank_of(m, pb);
         if (bf) {
             if (!(s & 1))
                 continue;
@@ -518,16 +550,16 @@ static int exec_mm(spu_model *m, uint32_t a, uint32_t b, uint32_t k, uint64_t *e
                 spu_dp_mac(&row[j], m->cfg_in, va[i], vb[j]);
         }
     }
-    m->cnt[SPU_CNT_MAC_ACTIVE] += run;
+    m->cnt[SPU_CNT_MAC_ACTIVE] += run;      /* k-steps (a pair counts 2) */
     m->cnt[SPU_CNT_STALL_BANK] += conflicts;
-    m->cnt[SPU_CNT_MM_CYCLES] += run + conflicts;
+    m->cnt[SPU_CNT_MM_CYCLES] += cycles;
     if (run < words) {           /* the stream reaches step `run` outside: trap then */
-        m->kill_at = L + 1 + run + conflicts;
+        m->kill_at = L + 1 + cycles;
         m->kill_pc = m->pc;
         m->tu_engine = m->tu_mmfree = m->tu_idle = TU_NEVER;   /* (it launched: the queue is free) */
         return 0;
     }
-    const uint64_t last = L + words + conflicts;      /* cycle of the last step's read */
+    const uint64_t last = L + cycles;    /* cycle of the last step's read */
     m->tu_engine = last + 1;
     m->tu_mmfree = last;                 /* chain: the next mm launches with the last step */
     m->tu_last = last;

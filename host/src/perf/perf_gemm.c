@@ -37,11 +37,17 @@ uint64_t spu_perf_frame_bytes(uint64_t payload)
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-/* k-steps of one mm whose A and B words fall in the same bank. */
-static uint64_t conflicts(const spu_perf_hw *hw, uint64_t a0, uint64_t b0, uint64_t kc)
+/* Cycles of one mm's stream of kc steps over panels at a0 and b0 (strides
+ * of one word, as the kernels use them; docs/isa.md "Tensor unit"): a step
+ * 1 cycle, 2 when its A and B words fall in the same bank (*cf counts
+ * those); with k-step pairs ("k-step pairs") a step on even A and B words
+ * in different banks issues with the next one when one is left. Segment by
+ * segment, where neither stream crosses into its next bank. */
+static uint64_t mm_stream(const spu_perf_hw *hw, uint64_t a0, uint64_t b0, uint64_t kc, uint64_t *cf)
 {
     const uint64_t bs = hw->spad_bytes / hw->spad_banks, wb = hw->word_bytes;
-    uint64_t k = 0, n = 0;
+    uint64_t k = 0, cycles = 0;
+    *cf = 0;
     while (k < kc) {
         const uint64_t a = a0 + k * wb, b = b0 + k * wb;
         const uint64_t ba = a / bs, bb = b / bs;
@@ -50,11 +56,22 @@ static uint64_t conflicts(const spu_perf_hw *hw, uint64_t a0, uint64_t b0, uint6
         uint64_t run = ka < kb ? ka : kb;
         if (run > kc - k)
             run = kc - k;
-        if (ba == bb)
-            n += run;
+        if (ba == bb) {
+            *cf += run;
+            cycles += 2 * run;
+        } else if (!hw->pair || (a / wb + b / wb) % 2) {
+            cycles += run;       /* no pairs (A and B words of unlike parity never pair) */
+        } else {
+            /* one step to reach even words, then pairs; an odd one out at the
+             * segment's end pairs with the next segment's first step when
+             * the mm has one (the rule looks at the first step's banks) */
+            const uint64_t odd = (a / wb) % 2, n = run - odd;
+            cycles += odd + n / 2 + n % 2;
+            run += n % 2 && kc - k - run >= 1;
+        }
         k += run;
     }
-    return n;
+    return cycles;
 }
 
 /* docs/isa.md `st`: ROWS * (COLS / L), one group of L accumulators per cycle
@@ -79,7 +96,8 @@ typedef struct piece_cost {
  * queued in time):
  *   cfg, loop r5                            2 x 2
  *   per row block:  loop r6                 2
- *     per column block: mm  2 + queue wait  stream: 1 launch + kc + conflicts
+ *     per column block: mm  2 + queue wait  stream: 1 launch + mm_stream (kc + conflicts,
+ *                                                   fewer with k-step pairs)
  *                       st  2 + queue wait  token: 1 slot, drain after the wave
  *                       add, add, add       3 x 2
  *   per row block:  add, sub, li            3 x 2
@@ -89,7 +107,8 @@ typedef struct piece_cost {
 typedef struct tu_time {
     int chain;
     uint64_t launch, launch_prev, engine, mmfree, last, idle, st_ready, drain_idle;
-    uint64_t span, C, D, gap;         /* span: read to last tile (R + C; buses 2);
+    uint64_t span, C, D, gap;         /* span: read to last tile (R + C; buses 2;
+                                         k-step pairs 3);
                                          gap: chain, st token to the next st's launch */
     int bus;
     int tok_pending;                  /* chain: an st's token not launched yet */
@@ -153,9 +172,10 @@ static void tu_st(tu_time *u, uint64_t e)
     u->tok_base = max64(max64(e + 1, u->mmfree), u->st_ready);
 }
 
-/* mm entering the queue at e, kc steps with cf bank conflicts (cf0: its first
- * step's); spram: single-port banks (also after the last drain's writes). */
-static void tu_mm(tu_time *u, uint64_t e, uint64_t kc, uint64_t cf, int cf0, int spram)
+/* mm entering the queue at e, its stream S cycles (mm_stream; cf0: its first
+ * step's bank conflict); spram: single-port banks (also after the last
+ * drain's writes). */
+static void tu_mm(tu_time *u, uint64_t e, uint64_t S, int cf0, int spram)
 {
     uint64_t L;
     if (u->tok_pending && e + 1 <= u->tok_alone) {   /* the token travels with this mm */
@@ -172,7 +192,7 @@ static void tu_mm(tu_time *u, uint64_t e, uint64_t kc, uint64_t cf, int cf0, int
             L = max64(L, u->drain_idle);
         tu_queued(u, L);
     }
-    const uint64_t last = L + kc + cf;
+    const uint64_t last = L + S;
     u->engine = last + 1;
     u->mmfree = last;
     u->last = last;
@@ -206,7 +226,7 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
     memset(&u, 0, sizeof u);
     u.chain = hw->chain && !hw->spram;
     u.bus = hw->bus != 0;
-    u.span = u.bus ? 2 : (uint64_t)hw->rows + hw->cols;
+    u.span = hw->pair ? 3 : u.bus ? 2 : (uint64_t)hw->rows + hw->cols;   /* spu_model_wave_span */
     u.C = hw->cols;
     u.D = kn->D;
     {
@@ -217,9 +237,8 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
     const uint64_t bs = hw->spad_bytes / hw->spad_banks;
     if (kn->block) {            /* gemm_int8_block.s: cfg, mm, st, halt */
         uint64_t T = COST_CFG;
-        pc.stall_bank = conflicts(hw, a_base, b_base, kc);
-        tu_mm(&u, tu_enter(&u, &T, &pc.stall_drain), kc, pc.stall_bank, a_base / bs == b_base / bs,
-              (int)hw->spram);
+        const uint64_t S = mm_stream(hw, a_base, b_base, kc, &pc.stall_bank);
+        tu_mm(&u, tu_enter(&u, &T, &pc.stall_drain), S, a_base / bs == b_base / bs, (int)hw->spram);
         tu_st(&u, tu_enter(&u, &T, &pc.stall_drain));
         tok_settle(&u);
         const uint64_t w = u.idle > T + 1 ? u.idle - (T + 1) : 0;
@@ -244,9 +263,10 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
         for (uint64_t q = 0; q < inner; q++) {
             const uint64_t i = kn->bias ? q : o, j = kn->bias ? o : q;
             const uint64_t a0 = a_base + i * panel, b0 = b_base + j * panel;
-            const uint64_t cf = conflicts(hw, a0, b0, kc);
+            uint64_t cf;
+            const uint64_t S = mm_stream(hw, a0, b0, kc, &cf);
             pc.stall_bank += cf;
-            tu_mm(&u, tu_enter(&u, &T, &pc.stall_drain), kc, cf, a0 / bs == b0 / bs, (int)hw->spram);
+            tu_mm(&u, tu_enter(&u, &T, &pc.stall_drain), S, a0 / bs == b0 / bs, (int)hw->spram);
             tu_st(&u, tu_enter(&u, &T, &pc.stall_drain));
             T += kn->bias ? 2 * COST_ADD : 3 * COST_ADD;
         }
@@ -416,7 +436,7 @@ void spu_perf_call_end(spu_perf_call *c)
     out->board_s = spu_perf_board_time(hw, out);   /* perf_link.c */
     out->utilization = out->cycles ? (double)out->macs / ((double)out->cycles * RC) : 0;
     out->intensity = out->link_bytes ? 2.0 * (double)out->macs / (double)out->link_bytes : INFINITY;
-    out->peak_ops_s = 2.0 * RC * hw->clock_hz;
+    out->peak_ops_s = (hw->pair ? 4.0 : 2.0) * RC * hw->clock_hz;   /* pairs: two k-steps a cycle */
     const double link_roof = c->has_link ? out->intensity * hw->link_bytes_per_s : INFINITY;
     out->roof_ops_s = link_roof < out->peak_ops_s ? link_roof : out->peak_ops_s;
     out->bound = out->link_s > out->device_s ? "link" : "compute";

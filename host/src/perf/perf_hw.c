@@ -57,8 +57,8 @@ static void derive(spu_perf_hw *hw)
 {
     if (strcmp(hw->kind, "spu"))
         return;
-    if (hw->npeaks == 0)
-        set_peak(hw, "int8", 2.0 * hw->rows * hw->cols * hw->clock_hz);
+    if (hw->npeaks == 0)   /* k-step pairs: two k-steps a cycle at best */
+        set_peak(hw, "int8", (hw->pair ? 4.0 : 2.0) * hw->rows * hw->cols * hw->clock_hz);
     if (hw->mem_bytes_per_s <= 0)
         hw->mem_bytes_per_s = hw->link_bytes_per_s;
 }
@@ -84,6 +84,7 @@ void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
     hw->spram = (in->features & SPU_FEATURE_SPRAM) ? 1 : 0;
     hw->chain = (in->features & SPU_FEATURE_CHAIN) ? 1 : 0;
     hw->bus = (in->features & SPU_FEATURE_BUS) ? 1 : 0;
+    hw->pair = (in->features & SPU_FEATURE_PAIR) ? 1 : 0;
     hw->idle_flag = !strcmp(in->device, "sim");   /* the simulators' stats page (docs/sim.md) */
     hw->clock_hz = in->clock_hz ? in->clock_hz : 12e6;
     hw->wall_clock_hz = hw->clock_hz;
@@ -109,7 +110,7 @@ void spu_perf_hw_to_info(const spu_perf_hw *hw, spu_info_t *in)
     in->ucode_words = hw->ucode_words;
     in->drain_lanes = hw->drain_lanes;
     in->features = (hw->spram ? SPU_FEATURE_SPRAM : 0) | (hw->chain ? SPU_FEATURE_CHAIN : 0) |
-                   (hw->bus ? SPU_FEATURE_BUS : 0);
+                   (hw->bus ? SPU_FEATURE_BUS : 0) | (hw->pair ? SPU_FEATURE_PAIR : 0);
     in->clock_hz = (uint32_t)hw->clock_hz;
     in->formats = 1;
     set_str(in->device, sizeof in->device, hw->name);
@@ -175,7 +176,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
     /* the INFO features the timing follows (0 or 1; absent: the defaults') */
     static const struct { const char *key; size_t off; } flags[] = {
         { "spram", offsetof(spu_perf_hw, spram) }, { "chain", offsetof(spu_perf_hw, chain) },
-        { "bus", offsetof(spu_perf_hw, bus) },
+        { "bus", offsetof(spu_perf_hw, bus) }, { "pair", offsetof(spu_perf_hw, pair) },
         { "idle_flag", offsetof(spu_perf_hw, idle_flag) },
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !rc; i++) {
@@ -242,6 +243,9 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
             return spu_perf_fail(err, errlen, "%s: clock_hz must be > 0", path);
         if (hw->chain && hw->spram)
             return spu_perf_fail(err, errlen, "%s: chain = 1 needs spram = 0 (docs/isa.md \"Chained streams\")", path);
+        if (hw->pair && (!hw->spram || !hw->bus || hw->chain))
+            return spu_perf_fail(err, errlen, "%s: pair = 1 needs spram = 1, bus = 1 and chain = 0 "
+                                 "(docs/isa.md \"k-step pairs\")", path);
         derive(hw);
     } else if (!strcmp(hw->kind, "roofline")) {
         if (hw->npeaks == 0 || !(hw->mem_bytes_per_s > 0))
@@ -269,6 +273,7 @@ int spu_perf_hw_save(const spu_perf_hw *hw, const char *path, const char *extra_
         cJSON_AddNumberToObject(o, "spram", hw->spram);
         cJSON_AddNumberToObject(o, "chain", hw->chain);
         cJSON_AddNumberToObject(o, "bus", hw->bus);
+        cJSON_AddNumberToObject(o, "pair", hw->pair);
         cJSON_AddNumberToObject(o, "idle_flag", hw->idle_flag);
         cJSON_AddNumberToObject(o, "clock_hz", hw->clock_hz);
         cJSON_AddNumberToObject(o, "wall_clock_hz", hw->wall_clock_hz);

@@ -36,7 +36,8 @@ module spu_board_icebreaker #(
     parameter integer UCODE_WORDS = 256,
     parameter integer LOOP_DEPTH  = (SPAD_SPRAM != 0) ? 2 : 4,   // nested hardware loops
     parameter integer UCODE_TWIN  = SPAD_SPRAM,  // 1: the microcode store twice (2 EBR; the EBR build has 1 left)
-    parameter integer SPAD_2X     = 0            // 1: the SPRAM requests taken mid-cycle on a 48 MHz clock (spu_board_spu)
+    parameter integer SPAD_2X     = 0,           // 1: the SPRAM requests taken mid-cycle on a 48 MHz clock (spu_board_spu)
+    parameter integer ARRAY_2X    = 0            // 1 (with SPAD_2X): the array at 48 MHz, k-step pairs (spu_board_spu)
 ) (
     input  wire       clk12_i,
     input  wire       uart_rx_i,
@@ -52,7 +53,7 @@ module spu_board_icebreaker #(
         .ROWS(ROWS), .COLS(COLS), .FORMATS(FORMATS), .CLK_MHZ(CLK_MHZ), .BAUD(BAUD),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .UCODE_WORDS(UCODE_WORDS),
         .USE_ICE40_DSP(1), .PLL_USE_PAD(1), .SPAD_SPRAM(SPAD_SPRAM), .LOOP_DEPTH(LOOP_DEPTH), .UCODE_TWIN(UCODE_TWIN),
-        .SPAD_2X(SPAD_2X)
+        .SPAD_2X(SPAD_2X), .ARRAY_2X(ARRAY_2X)
     ) u_board (
         .clk12_i(clk12_i), .btn_n_i(btn_n_i), .uart_rx_i(uart_rx_i), .uart_tx_o(uart_tx_o),
         .rst_o(rst), .busy_o(busy), .heartbeat_o(beat), .rx_act_o(rx_act), .tx_act_o(tx_act)

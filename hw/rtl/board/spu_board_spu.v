@@ -35,7 +35,10 @@ module spu_board_spu #(
     // 1: a second clock at 2 x CLK_MHZ from the same PLL (SB_PLL40_2F_PAD;
     // PLL_USE_PAD = 1, CLK_MHZ = 24) takes the SPRAM requests mid-cycle
     // (spu_spram MID; design C, docs/fpga.md)
-    parameter integer SPAD_2X       = 0
+    parameter integer SPAD_2X       = 0,
+    // 1 (with SPAD_2X): the array on the second clock, two k-steps of an mm
+    // per cycle when they pair (spu_core ARRAY_2X)
+    parameter integer ARRAY_2X      = 0
 ) (
     input  wire clk12_i,
     input  wire btn_n_i,
@@ -86,7 +89,8 @@ module spu_board_spu #(
         .CLOCK_HZ(CLK_MHZ * 1000000), .FORMATS(FORMATS),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1),
         .DRAIN_LANES(1), .VECTOR(0),  // the vector unit does not fit the UP5K (docs/fpga.md)
-        .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(CHAIN), .UCODE_TWIN(UCODE_TWIN), .SPAD_2X(SPAD_2X)
+        .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(CHAIN), .UCODE_TWIN(UCODE_TWIN), .SPAD_2X(SPAD_2X),
+        .ARRAY_2X(ARRAY_2X)
     ) u_spu (
         .clk_i(clk), .clk2x_i(clk2x), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),

@@ -38,6 +38,19 @@
 // `in` is not int8, so fmt_i is always int8 and the two paths give the same
 // products.
 //
+// FAST = 1 (ARRAY_2X: the iCEBreaker's SPRAM build with USE_ICE40_DSP and
+// BROADCAST; docs/rtl.md "ARRAY_2X"): the SB_MAC16s and the tile
+// accumulators run on clk2x_i, twice clk_i, and the row / column operand
+// registers are the DSPs' own (spu_mul8x2 REG). Each clk2x_i edge takes a
+// step from the bus: at the edge aligned with clk_i's (ph_i high before
+// it) the step on west_i / north_i, as before; at the edge mid-cycle (ph_i
+// low) a pair's second step on west2_i / north2_i (zeros when none), which
+// spu_load_unit presents in the first half of the cycle after the pair's
+// first step. A product reaches its accumulator two clk2x_i edges after its
+// operands are taken, so a step on west_i in cycle c is in the tile at the
+// end of cycle c + 1, as with FAST = 0, and a pair's second step (west2_i
+// in cycle c + 1) half a cycle later. clr_i acts at the aligned edge only.
+//
 // bf16 (FORMATS carries it; generic tiles only): a k-step's operands are two
 // bytes, streamed as two words in adjacent cycles, low bytes first, and mk_i
 // is high in the cycle a low word enters unskewed (spu_load_unit). Tile
@@ -69,15 +82,20 @@ module spu_array #(
     parameter [31:0]  FORMATS = 32'h1,
     parameter integer ACC_W = 32,
     parameter integer CHAIN = 0,     // 1: a clearing tile keeps its term (generic tiles only)
-    parameter integer SLOT_W = 32    // bits per tile on acc_o: ACC_W = 32: 32; 80: 96 (spu_core)
+    parameter integer SLOT_W = 32,   // bits per tile on acc_o: ACC_W = 32: 32; 80: 96 (spu_core)
+    parameter integer FAST = 0       // 1: the DSPs and tiles on clk2x_i, two k-steps per cycle (ARRAY_2X, above)
 ) (
     input  wire                   clk_i,
+    input  wire                   clk2x_i,    // FAST: twice clk_i, rising edges aligned (else unused)
+    input  wire                   ph_i,       // FAST: 0 in clk2x_i's first cycle after a clk_i edge
     input  wire                   rst_i,
     input  wire [ROWS*COLS-1:0]   clr_i,
     input  wire [3:0]             fmt_i,
     input  wire [ROWS*8-1:0]      west_i,
     input  wire [COLS*8-1:0]      north_i,
     input  wire                   mk_i,       // bf16: a low word enters (unskewed) this cycle; MX: a scale word
+    input  wire [ROWS*8-1:0]      west2_i,    // FAST: a pair's second step, in clk2x_i's first cycle
+    input  wire [COLS*8-1:0]      north2_i,
     output wire [ROWS*COLS*SLOT_W-1:0] acc_o
 );
 `include "spu_isa.vh"
@@ -123,16 +141,29 @@ module spu_array #(
     generate
         if (BROADCAST != 0) begin : g_bus
             // one register per row / column; tile (i,j) reads row i and column j
-            reg [ROWS*8-1:0] ar_q;
-            reg [COLS*8-1:0] bc_q;
-            always @(posedge clk_i) begin
-                if (rst_i) begin
-                    ar_q <= {ROWS*8{1'b0}};
-                    bc_q <= {COLS*8{1'b0}};
-                end else if (op_en) begin
-                    ar_q <= west_i;
-                    bc_q <= north_i;
+            // (FAST: the DSPs' own operand registers on clk2x_i take the bus:
+            // the step in clk2x_i's second cycle, a pair's second step in its
+            // first)
+            wire [ROWS*8-1:0] ar_q;
+            wire [COLS*8-1:0] bc_q;
+            if (FAST != 0) begin : g_fast_bus
+                assign ar_q = ph_i ? west_i : west2_i;
+                assign bc_q = ph_i ? north_i : north2_i;
+                wire unused_en = op_en;
+            end else begin : g_bus_q
+                reg [ROWS*8-1:0] ar_r;
+                reg [COLS*8-1:0] bc_r;
+                always @(posedge clk_i) begin
+                    if (rst_i) begin
+                        ar_r <= {ROWS*8{1'b0}};
+                        bc_r <= {COLS*8{1'b0}};
+                    end else if (op_en) begin
+                        ar_r <= west_i;
+                        bc_r <= north_i;
+                    end
                 end
+                assign ar_q = ar_r;
+                assign bc_q = bc_r;
             end
             for (gi = 0; gi < ROWS; gi = gi + 1) begin : g_r
                 for (gj = 0; gj < COLS; gj = gj + 1) begin : g_c
@@ -206,13 +237,43 @@ module spu_array #(
 
     localparam integer NT = ROWS * COLS;
     generate
+        if (FAST == 0) begin : g_one_clock
+            wire unused_fast = &{1'b0, clk2x_i, ph_i, west2_i, north2_i};
+        end
+    endgenerate
+    initial
+        if (FAST != 0 && !(USE_ICE40_DSP != 0 && BROADCAST != 0 && ACC_W == 32 && CHAIN == 0)) begin
+            $display("spu_array: FAST needs USE_ICE40_DSP, BROADCAST, ACC_W = 32 and CHAIN = 0");
+            $finish;
+        end
+    generate
         if (USE_ICE40_DSP != 0 && ACC_W == 32) begin : g_dsp   // int8-only builds
             wire [NT*ACC_W-1:0] prod;
+            // FAST: the DSPs and the accumulators on clk2x_i; a tile clears
+            // only at the edge aligned with clk_i's (ph_i high before it),
+            // where its term is the clearing slot's zero word. clr_i is
+            // taken into clk2x_i flip-flops at the edge mid-cycle first, so
+            // the path from the clk_i side ends at 16 flip-flops, not at the
+            // reset pins of 512 (timing: half a cycle between the clocks);
+            // rst_i takes the same way
+            wire fclk = (FAST != 0) ? clk2x_i : clk_i;
+            wire [NT-1:0] tclr;
+            wire          trst;
+            if (FAST != 0) begin : g_fclr
+                reg [NT-1:0] clr_f_q;
+                always @(posedge clk2x_i) clr_f_q <= clr_i | {NT{rst_i}};
+                assign tclr = clr_f_q & {NT{ph_i}};
+                assign trst = 1'b0;
+            end else begin : g_clr
+                assign tclr = clr_i;
+                assign trst = rst_i;
+            end
             // tiles 2p and 2p+1 (row-major) share one DSP block
             for (gp = 0; gp < (NT + 1) / 2; gp = gp + 1) begin : g_pair
                 localparam integer T1 = (2 * gp + 1 < NT) ? 2 * gp + 1 : 2 * gp;
                 wire [15:0] p0, p1;
-                spu_mul8x2 #(.USE_ICE40_DSP(1)) u_mul (
+                spu_mul8x2 #(.USE_ICE40_DSP(1), .REG(FAST)) u_mul (
+                    .clk_i(fclk),
                     .a0_i(a_t[(2*gp)*8 +: 8]), .b0_i(b_t[(2*gp)*8 +: 8]),
                     .a1_i(a_t[T1*8 +: 8]),     .b1_i(b_t[T1*8 +: 8]),
                     .p0_o(p0), .p1_o(p1)
@@ -230,7 +291,7 @@ module spu_array #(
                 for (gj = 0; gj < COLS; gj = gj + 1) begin : g_col
                     localparam integer T = gi * COLS + gj;
                     spu_tile #(.ACC_W(ACC_W)) u_tile (
-                        .clk_i(clk_i), .rst_i(rst_i), .clr_i(clr_i[T]),
+                        .clk_i(fclk), .rst_i(trst), .clr_i(tclr[T]),
                         .term_i(prod[T*ACC_W +: ACC_W]),
                         .acc_o (acc_o[T*SLOT_W +: ACC_W])
                     );

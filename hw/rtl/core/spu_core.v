@@ -33,7 +33,8 @@ module spu_core #(
     parameter integer SPAD_SPRAM  = 0,     // 1: banks in UP5K SPRAM, single port (spu_spad; INFO features bit 1); needs VECTOR = 0
     parameter integer CHAIN       = 0,     // 1: chained streams (spu_load_unit; INFO features bit 2); needs SPAD_SPRAM = 0, USE_ICE40_DSP = 0
     parameter integer UCODE_TWIN  = 0,     // 1: the microcode store twice, the taken target read beside the fall-through (below; timing)
-    parameter integer SPAD_2X     = 0      // 1: SPRAM requests registered, taken mid-cycle on clk2x_i (spu_spram MID); needs SPAD_SPRAM = 1
+    parameter integer SPAD_2X     = 0,     // 1: SPRAM requests registered, taken mid-cycle on clk2x_i (spu_spram MID); needs SPAD_SPRAM = 1
+    parameter integer ARRAY_2X    = 0      // 1: the array on clk2x_i, k-step pairs (spu_array FAST, spu_load_unit PAIR; INFO features bit 4); needs SPAD_2X, USE_ICE40_DSP, BROADCAST
 ) (
     input  wire        clk_i,
     input  wire        clk2x_i,            // SPAD_2X: twice clk_i from the same PLL, rising edges aligned (else unused)
@@ -219,6 +220,37 @@ module spu_core #(
         end
     endgenerate
 
+    // ---- the second clock's phase (SPAD_2X) ------------------------------------------
+    // ph: 0 in clk2x_i's first cycle after a clk_i edge, 1 in its second;
+    // the SPRAM requests, a pair's second reads and the array's edges follow
+    // it (spu_spram, spu_spad, spu_array FAST). clk_i's toggle against its
+    // copy on clk2x_i says which half of the cycle ends at an edge of
+    // clk2x_i (equal: the second, so the edge is aligned); ph is the
+    // flip-flop that takes the half the edge begins, so everything that
+    // selects by it starts at a clk2x_i flip-flop (timing)
+    wire ph;
+    wire ld_pair;                 // the load unit's step is a k-step pair (ARRAY_2X)
+    generate
+        if (SPAD_2X != 0) begin : g_ph
+            reg tog_q = 1'b0, tog2_q = 1'b0, ph_q = 1'b0;
+            always @(posedge clk_i)   tog_q  <= ~tog_q;
+            always @(posedge clk2x_i) begin
+                tog2_q <= tog_q;
+                ph_q   <= (tog2_q != tog_q);
+            end
+            assign ph = ph_q;
+        end else begin : g_no_ph
+            assign ph = 1'b1;
+        end
+    endgenerate
+    initial
+        if ((SPAD_2X != 0 && SPAD_SPRAM == 0) ||
+            (ARRAY_2X != 0 && !(SPAD_2X != 0 && USE_ICE40_DSP != 0 && BROADCAST != 0 && CHAIN == 0 &&
+                                FORMATS == 32'h1))) begin
+            $display("spu_core: SPAD_2X needs SPAD_SPRAM; ARRAY_2X needs SPAD_2X, USE_ICE40_DSP, BROADCAST, int8 only, no CHAIN");
+            $finish;
+        end
+
     // ---- scratchpad and its users ----------------------------------------------------
     // bias: the sequencer reads the bias words on port A (tensor unit idle);
     // the word arrives one cycle later, into the drain unit's bias registers
@@ -291,6 +323,8 @@ module spu_core #(
                .SPRAM(SPAD_SPRAM), .WR_WORDS(DR_WORDS), .MID(SPAD_2X)) u_spad (
         .clk_i   (clk_i),
         .clk2x_i (clk2x_i),
+        .ph_i    (ph),
+        .pair_i  (ld_pair),
         .a_re_i  (host_rd_a || ld_a_re || bias_re || v_a_re),
         .a_addr_i(host_rd_a ? host_addr[AW-1:OFF] : bias_re ? bias_addr : v_a_re ? v_a_addr : ld_a_addr),
         .a_rdata_o(a_rdata),
@@ -322,8 +356,8 @@ module spu_core #(
     assign spad_rsp_rdata_o = rsp_in_q ? host_rdata[rsp_byte_q*8 +: 8] : 8'd0;
 
     // ---- load unit, array, drain unit ---------------------------------------------------
-    wire [ROWS*8-1:0]       west;
-    wire [COLS*8-1:0]       north;
+    wire [ROWS*8-1:0]       west, west2;      // west2 / north2: a pair's second step (ARRAY_2X)
+    wire [COLS*8-1:0]       north, north2;
     wire                    bf_mk;      // bf16: a k-step's low word enters the skew (spu_load_unit)
     // a tile's slot on the array's bus: the sum and (ACC_W > 32) its 4 flags,
     // padded to whole 32-bit words (spu_array)
@@ -340,7 +374,11 @@ module spu_core #(
     // tile's term of slot L arrives in cycle L + 2, so the wave is NW = 2
     // cycles long, not ROWS + COLS. The drain starts when the wave has passed
     // the last tile (go, cycle L + NW), in both.
-    localparam integer NW = (BROADCAST != 0) ? 2 : ROWS + COLS;
+    // ARRAY_2X: a pair's second step lands half a cycle after the first
+    // (spu_array FAST), so the wave is 3 cycles long: every product of the
+    // slots before the token is in its tile when the drain fetches group 0
+    // (spu_drain_unit FETCH0, in the cycle before go)
+    localparam integer NW = (BROADCAST != 0) ? ((ARRAY_2X != 0) ? 3 : 2) : ROWS + COLS;
     reg [NW-1:0] tokc_q, toks_q;          // bit n: the wave of a token launched n+1 cycles ago
     always @(posedge core_clk) begin
         if (rst_i || stop_i) begin
@@ -375,9 +413,12 @@ module spu_core #(
     // tiles and the written words are the model's (docs/rtl.md "The drain
     // reads the tiles in place").
     localparam integer DR_INPLACE = (SPAD_SPRAM != 0 && BROADCAST != 0 && CHAIN == 0 && ACC_W == 32) ? 1 : 0;
+    // (ARRAY_2X: the drain's go cycle, after group 0's fetch, holds it back
+    // too: a zacc right behind the st clears then, 3 cycles after its slot)
     wire [ROWS*COLS-1:0] dr_rdclr;
+    wire                 zacc_hold = drain_busy || (ARRAY_2X != 0 && toks_q[NW-1]);   // (drain_go)
     wire [ROWS*COLS-1:0] wave_clr = (DR_INPLACE != 0)
-        ? ((wave_tok & ~wave_cap & {(ROWS*COLS){!drain_busy}}) | dr_rdclr | {(ROWS*COLS){run_go}})
+        ? ((wave_tok & ~wave_cap & {(ROWS*COLS){!zacc_hold}}) | dr_rdclr | {(ROWS*COLS){run_go}})
         : (wave_tok | {(ROWS*COLS){run_go}});
     // CHAIN: the drain starts when row 0 is captured (cycle L + COLS + 1),
     // reading the groups in place (spu_drain_unit EARLY) while the wave goes
@@ -431,7 +472,7 @@ module spu_core #(
               | FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0
             && ACC_W > 32) ? 1 : 0),
         .NARROW((FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0 ? 1 : 0),
-        .CHAIN(CHAIN), .WAVE(NW)
+        .CHAIN(CHAIN), .WAVE(NW), .PAIR(ARRAY_2X)
     ) u_load (
         .clk_i(core_clk), .rst_i(rst_i), .abort_i(stop_i),
         .push_i(tu_push), .kind_i(tu_kind), .a_addr_i(mm_a), .b_addr_i(mm_b),
@@ -439,22 +480,22 @@ module spu_core #(
         .accept_o(tu_accept), .idle_o(tu_idle), .drain_ok_i(drain_ok), .mm_ok_i(mm_ok),
         .a_stride_i(mm_sa), .b_stride_i(mm_sb), .sa_over_i(mm_over[2]), .sb_over_i(mm_over[3]),
         .tok_o(tok), .tok_st_o(tok_st), .st_addr_o(st_addr),
-        .bad_o(mm_bad), .bad_pc_o(mm_bad_pc), .step_o(mm_step), .stall_o(mm_stall), .mm_o(ev_mm),
+        .bad_o(mm_bad), .bad_pc_o(mm_bad_pc), .step_o(mm_step), .pair_o(ld_pair), .stall_o(mm_stall), .mm_o(ev_mm),
         .a_re_o(ld_a_re), .a_addr_o(ld_a_addr), .a_rdata_i(a_rdata),
         .b_re_o(ld_b_re), .b_addr_o(ld_b_addr), .b_rdata_i(b_rdata),
-        .west_o(west), .north_o(north), .mk_o(bf_mk)
+        .west_o(west), .north_o(north), .mk_o(bf_mk), .west2_o(west2), .north2_o(north2)
     );
 
     spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST),
-                .FORMATS(FORMATS), .ACC_W(ACC_W), .CHAIN(CHAIN), .SLOT_W(ACC_SLOT)) u_array (
-        .clk_i(core_clk), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
-        .west_i(west), .north_i(north), .mk_i(bf_mk), .acc_o(accs)
+                .FORMATS(FORMATS), .ACC_W(ACC_W), .CHAIN(CHAIN), .SLOT_W(ACC_SLOT), .FAST(ARRAY_2X)) u_array (
+        .clk_i(core_clk), .clk2x_i(clk2x_i), .ph_i(ph), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
+        .west_i(west), .north_i(north), .mk_i(bf_mk), .west2_i(west2), .north2_i(north2), .acc_o(accs)
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),
                      .ACC_W(ACC_W), .SLOT_W(ACC_SLOT), .WR_WORDS(DR_WORDS), .EARLY(CHAIN),
-                     .INPLACE(DR_INPLACE)) u_drain (
-        .clk_i(core_clk), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .acc_i(accs),
+                     .INPLACE(DR_INPLACE), .FETCH0(ARRAY_2X)) u_drain (
+        .clk_i(core_clk), .rst_i(rst_i), .cap_i(wave_cap), .go_i(drain_go), .pre_go_i(toks_q[NW-2]), .acc_i(accs),
         .in_i(cfg_in), .out_i(cfg_out), .shift_i(cfg_shift), .round_i(cfg_round), .relu_i(cfg_relu), .ovf_i(cfg_ovf),
         .bias_clr_i(run_go), .bias_we_i(bias_we_q), .bias_idx_i(bias_idx_q), .bias_word_i(a_rdata),
         .base_i(st_addr), .stride_i(st_stride), .cycles_o(drain_cycles),
@@ -496,16 +537,17 @@ module spu_core #(
     // cycles, and a `cnt` reads in EXEC after its own FETCH cycle, by which
     // time the last of them is in; the host reads after the run. CYCLES stays
     // direct (the watchdog compares it in FETCH); LINK_* come from the link.
-    reg        ev_instret_q, ev_mac_q, ev_mm_q, ev_bank_q, ev_sdrain_q, ev_vbusy_q, ev_vstall_q;
+    reg        ev_instret_q, ev_mm_q, ev_bank_q, ev_sdrain_q, ev_vbusy_q, ev_vstall_q;
+    reg  [1:0] ev_mac_q;          // k-steps (a pair: 2)
     reg [15:0] drain_add_q;
     always @(posedge core_clk) begin
         if (rst_i || cnt_clear) begin
-            ev_instret_q <= 1'b0; ev_mac_q <= 1'b0; ev_mm_q <= 1'b0;
+            ev_instret_q <= 1'b0; ev_mac_q <= 2'd0; ev_mm_q <= 1'b0;
             ev_bank_q <= 1'b0; ev_sdrain_q <= 1'b0; drain_add_q <= 16'd0;
             ev_vbusy_q <= 1'b0; ev_vstall_q <= 1'b0;
         end else begin
             ev_instret_q <= ev_instret;
-            ev_mac_q     <= mm_step;
+            ev_mac_q     <= {mm_step && ld_pair, mm_step && !ld_pair};
             ev_mm_q      <= ev_mm;
             ev_bank_q    <= mm_stall;
             ev_sdrain_q  <= ev_stall_drain;
@@ -514,7 +556,8 @@ module spu_core #(
             ev_vstall_q  <= vec_stall;
         end
     end
-    spu_counters #(.CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM), .DRAIN_MAX(DRAIN_MAX)) u_cnt (
+    spu_counters #(.CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM), .DRAIN_MAX(DRAIN_MAX),
+                   .MAC_MAX((ARRAY_2X != 0) ? 2 : 1)) u_cnt (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(cnt_clear),
         .cycles_add_i(ev_cycles), .instret_i(ev_instret_q), .mac_active_i(ev_mac_q),
         .mm_cycle_i(ev_mm_q), .stall_bank_i(ev_bank_q), .stall_drain_i(ev_sdrain_q),

@@ -20,14 +20,15 @@
 module spu_counters #(
     parameter integer CNT_WIDTH = 64,
     parameter integer CNT_RAM   = 0,
-    parameter integer DRAIN_MAX = 65535
+    parameter integer DRAIN_MAX = 65535,
+    parameter integer MAC_MAX   = 1       // largest mac_active_i (2: k-step pairs)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
     input  wire        clear_i,
     input  wire [1:0]  cycles_add_i,
     input  wire        instret_i,
-    input  wire        mac_active_i,
+    input  wire [1:0]  mac_active_i,   // k-steps this cycle (a pair: 2)
     input  wire        mm_cycle_i,
     input  wire        stall_bank_i,
     input  wire        stall_drain_i,
@@ -48,7 +49,7 @@ module spu_counters #(
 `include "spu_isa.vh"
 generate
     if (CNT_RAM != 0) begin : g_ram
-        spu_counters_ebr #(.CNT_WIDTH(CNT_WIDTH), .DRAIN_MAX(DRAIN_MAX)) u_store (
+        spu_counters_ebr #(.CNT_WIDTH(CNT_WIDTH), .DRAIN_MAX(DRAIN_MAX), .MAC_MAX(MAC_MAX)) u_store (
             .clk_i(clk_i), .rst_i(rst_i), .clear_i(clear_i),
             .cycles_add_i(cycles_add_i), .instret_i(instret_i), .mac_active_i(mac_active_i),
             .mm_cycle_i(mm_cycle_i), .stall_bank_i(stall_bank_i), .stall_drain_i(stall_drain_i),
@@ -75,7 +76,7 @@ generate
             add = {CNT_COUNT*W{1'b0}};
             add[CNT_CYCLES*W      +: W] = {{(W-2){1'b0}}, cycles_add_i};
             add[CNT_INSTRET*W     +: W] = {{(W-1){1'b0}}, instret_i};
-            add[CNT_MAC_ACTIVE*W  +: W] = {{(W-1){1'b0}}, mac_active_i};
+            add[CNT_MAC_ACTIVE*W  +: W] = {{(W-2){1'b0}}, mac_active_i};
             add[CNT_MM_CYCLES*W   +: W] = {{(W-1){1'b0}}, mm_cycle_i};
             add[CNT_STALL_BANK*W  +: W] = {{(W-1){1'b0}}, stall_bank_i};
             add[CNT_STALL_DRAIN*W +: W] = {{(W-1){1'b0}}, stall_drain_i};

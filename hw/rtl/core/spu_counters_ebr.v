@@ -37,7 +37,8 @@
 // unless the read after it is that slot again, which only a host read after
 // a `cnt`, or a `cnt` after a host read, can be, and the round-robin read
 // that follows is another slot). So a slot commits at least every GAP = 24
-// cycles: one-event counters need PB = 5 bits; DRAIN_BUSY adds at most
+// cycles: one-event counters need PB = 5 bits, 6 with MAC_MAX = 2 (a k-step
+// pair: MAC_ACTIVE counts 2 in a cycle); DRAIN_BUSY adds at most
 // DRAIN_MAX per `st`, one `st` per 2 cycles at most: PDB bits. Simulation
 // stops on a prescaler overflow (never seen by the tests).
 //
@@ -50,14 +51,15 @@
 `default_nettype none
 module spu_counters_ebr #(
     parameter integer CNT_WIDTH = 32,
-    parameter integer DRAIN_MAX = 16       // largest drain_add_i (ROWS * int32 words per row)
+    parameter integer DRAIN_MAX = 16,      // largest drain_add_i (ROWS * int32 words per row)
+    parameter integer MAC_MAX   = 1        // largest mac_active_i (2: k-step pairs)
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
     input  wire        clear_i,
     input  wire [1:0]  cycles_add_i,
     input  wire        instret_i,
-    input  wire        mac_active_i,
+    input  wire [1:0]  mac_active_i,   // k-steps this cycle (a pair: 2)
     input  wire        mm_cycle_i,
     input  wire        stall_bank_i,
     input  wire        stall_drain_i,
@@ -79,7 +81,7 @@ module spu_counters_ebr #(
     localparam integer W    = CNT_WIDTH;
     localparam integer RW   = ((W + 7) / 8) * 8;                       // RAM word
     localparam integer GAP  = 24;                                      // see the header
-    localparam integer PB   = $clog2(GAP + 1);
+    localparam integer PB   = $clog2(MAC_MAX * GAP + 1);
     localparam integer PDB  = $clog2((GAP / 2 + 1) * DRAIN_MAX + 1);
     localparam integer PW   = (PDB > PB) ? PDB : PB;
     localparam integer SD        = CNT_DRAIN_BUSY % 8;             // the drain slot
@@ -96,9 +98,11 @@ module spu_counters_ebr #(
     end
 
     // ---- one-event inputs by slot (the drain slot has its own prescaler) -------------
-    wire [7:0] ev;
+    // (MAC_ACTIVE counts up to 2 a cycle: its second event in ev2)
+    wire [7:0] ev, ev2;
+    assign ev2 = {7'd0, mac_active_i[1]} << (CNT_MAC_ACTIVE % 8);
     assign ev[CNT_INSTRET     % 8] = instret_i;
-    assign ev[CNT_MAC_ACTIVE  % 8] = mac_active_i;
+    assign ev[CNT_MAC_ACTIVE  % 8] = mac_active_i[0];
     assign ev[CNT_MM_CYCLES   % 8] = mm_cycle_i;
     assign ev[CNT_STALL_BANK  % 8] = stall_bank_i;
     assign ev[CNT_STALL_DRAIN % 8] = stall_drain_i;
@@ -163,7 +167,7 @@ module spu_counters_ebr #(
     genvar gs;
     generate
         for (gs = 0; gs < 8; gs = gs + 1) begin : g_inc
-            assign pre_inc[gs*PB +: PB] = pre_q[gs*PB +: PB] + {{(PB-1){1'b0}}, ev[gs]};
+            assign pre_inc[gs*PB +: PB] = pre_q[gs*PB +: PB] + {{(PB-2){1'b0}}, ev2[gs], ev[gs]};
         end
     endgenerate
     wire [PDB-1:0]  pred_inc = pred_q + drain_add_i[PDB-1:0];
@@ -186,7 +190,7 @@ module spu_counters_ebr #(
             if (s == SD)
                 pre_q[s*PB +: PB] <= {PB{1'b0}};
             else if (rst_i || (clear_i && RUN_CLR[s]) || (commit && {29'd0, p_slot_q} == s))
-                pre_q[s*PB +: PB] <= {{(PB-1){1'b0}}, ev[s] && !rst_i && !clear_i};
+                pre_q[s*PB +: PB] <= {{(PB-2){1'b0}}, ev2[s], ev[s]} & {PB{!rst_i && !clear_i}};
             else
                 pre_q[s*PB +: PB] <= pre_inc[s*PB +: PB];
         end
@@ -269,7 +273,7 @@ module spu_counters_ebr #(
     always @(posedge clk_i) begin
         if (!rst_i && !clear_i) begin
             for (c = 0; c < 8; c = c + 1)
-                if (c != SD && ev[c] && (&pre_q[c*PB +: PB])) begin
+                if (c != SD && ({1'b0, pre_q[c*PB +: PB]} + {{(PB-1){1'b0}}, ev2[c], ev[c]} > {1'b0, {PB{1'b1}}})) begin
                     $display("spu_counters_ebr: prescaler %0d overflows", c);
                     $stop;
                 end

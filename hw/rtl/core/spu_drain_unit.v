@@ -47,6 +47,11 @@
 // cleared when read). Same words, same cycles; the boards' 512-bit shadow
 // is most of what it saves (docs/rtl.md "The drain reads the tiles in
 // place").
+// FETCH0 = 1 (INPLACE with the tiles on a second clock, spu_array FAST):
+// group 0 comes through fetch_q as well, fetched in the cycle before go_i
+// (pre_go_i), so every read of a tile starts at the tile's flip-flop and
+// ends at fetch_q: a path between the two clocks that fits half a cycle.
+// The tiles are final by then (spu_core: the wave is 3 cycles long).
 // busy_o: a write happens this cycle. free_o: at most this cycle's write and
 // the next are left: a waiting sync/halt may complete now, the next st's
 // token may launch (its wave captures two cycles later, after the last
@@ -64,12 +69,14 @@ module spu_drain_unit #(
     // words per write: the widest group (int32 / f32 out)
     parameter integer WR_WORDS   = (LANES * 4 > WORD_BYTES) ? LANES * 4 / WORD_BYTES : 1,
     parameter integer EARLY      = 0,      // 1: groups read in place (see above)
-    parameter integer INPLACE    = 0       // 1: no shadow, the tiles read in place (see above; ACC_W = 32)
+    parameter integer INPLACE    = 0,      // 1: no shadow, the tiles read in place (see above; ACC_W = 32)
+    parameter integer FETCH0     = 0       // INPLACE: group 0 through fetch_q too (see above)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
     input  wire [ROWS*COLS-1:0]    cap_i,
     input  wire                    go_i,
+    input  wire                    pre_go_i,   // FETCH0: go_i comes next cycle (unless a RESET)
     input  wire [ROWS*COLS*SLOT_W-1:0] acc_i,  // tile t: {flags {ovf, ninf, pinf, nan}, sum} at t*SLOT_W
     input  wire [3:0]              in_i,       // cfg in: the grid of the float outs
     input  wire [3:0]              out_i,      // a DT_* of spu_cfg.def (the decoder checked it)
@@ -451,14 +458,20 @@ module spu_drain_unit #(
             // from its tiles in the go cycle. Timing: the mux starts and ends
             // at flip-flops; the look-ahead sees a 2:1 choice as before.
             wire [31:0]         ri32;
+            if (FETCH0 == 0 || INPLACE == 0) begin : g_no_pg
+                wire unused_pg = pre_go_i;
+            end
+            // FETCH0: 0 while idle, 1 in the go cycle (pre_go_i before it)
             if (INPLACE != 0) begin : g_ri
                 localparam [RW-1:0] R1 = 1;
+                localparam [RW-1:0] RI = (FETCH0 != 0) ? 0 : 1;   // while idle
                 reg [RW-1:0] ri_q;
                 always @(posedge clk_i)
-                    if (rst_i)                         ri_q <= R1;
+                    if (rst_i)                         ri_q <= RI;
                     else if (go_i)                     ri_q <= R2;
                     else if (writing && (rem_q != R1)) ri_q <= ri_q + R1;
-                    else                               ri_q <= R1;
+                    else if (pre_go_i && FETCH0 != 0)  ri_q <= R1;
+                    else                               ri_q <= RI;
                 assign ri32 = {{(32-RW){1'b0}}, ri_q};
             end else begin : g_no_ri
                 assign ri32 = 32'd0;
@@ -476,7 +489,7 @@ module spu_drain_unit #(
                 end else begin : g_nofetch
                     assign fetch = 32'd0;
                 end
-                wire [31:0] nxt = (INPLACE != 0) ? (go_i ? acc_i[g*SLOT_W +: 32] : fetch)
+                wire [31:0] nxt = (INPLACE != 0) ? ((go_i && FETCH0 == 0) ? acc_i[g*SLOT_W +: 32] : fetch)
                                 : (EARLY != 0)
                                 ? (cap_i[tn] ? acc_i[tn*SLOT_W +: 32] : shadow_q[tn*ACC_W +: 32])
                                 : cap_any ? (cap_i[g] ? acc_i[g*SLOT_W +: 32] : cur)
@@ -495,6 +508,7 @@ module spu_drain_unit #(
             assign pre_w = pre_q;
         end else begin : g_no_pre
             assign pre_w = {(LANES*12){1'b0}};
+            wire unused_pg = pre_go_i;
             assign front_ip = {GBITS{1'b0}};
         end
     endgenerate

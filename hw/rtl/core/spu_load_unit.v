@@ -73,6 +73,16 @@
 // e3m2 / e2m3 / e2m1 value is an e4m3 value), scale words pass unchanged,
 // and the array runs the word as mxfp8_e4m3 (docs/numerics.md "MX on the
 // array").
+// PAIR = 1 (ARRAY_2X: the iCEBreaker's SPRAM build with the array on a
+// second clock at twice the rate; docs/isa.md "mm", docs/rtl.md
+// "ARRAY_2X"): a step issues as a pair -- k-steps s and s + 1 in one cycle
+// -- when both strides are one word (checked at launch), A and B are at
+// even word addresses in different banks and two or more steps are left.
+// Its reads also take the next word of each port (pair_o, spu_spad pair_i),
+// which arrives half a cycle after the first; the unit presents it on
+// west2_o / north2_o in the first half of the cycle after the first word's
+// (zeros otherwise), where spu_array FAST takes it. The addresses advance two
+// words, k by 2; step_o pulses once with pair_o high (two k-steps).
 `default_nettype none
 module spu_load_unit #(
     parameter integer ROWS       = 8,
@@ -87,6 +97,7 @@ module spu_load_unit #(
     parameter integer MX         = 0,    // the array carries an MX dtype (FORMATS)
     parameter integer NARROW     = 0,    // ... and mxfp6 / mxfp4 (FORMATS bits 10-12)
     parameter integer CHAIN      = 0,    // 1: chained streams (two-entry queue, see above)
+    parameter integer PAIR       = 0,    // 1: k-step pairs (see above); int8 only, no CHAIN
     // cycles from a read to its last tile: the token wave's span, which
     // spu_core states once (its NW: 2 on buses) and passes here; the default
     // is the systolic span, as BROADCAST's default (the module linted alone)
@@ -120,6 +131,7 @@ module spu_load_unit #(
     output wire                    bad_o,       // this step's A or B word is outside
     output wire [PCW-1:0]          bad_pc_o,
     output wire                    step_o,
+    output wire                    pair_o,      // PAIR: this step_o is a pair (two k-steps)
     output wire                    stall_o,
     output wire                    mm_o,
     // scratchpad read ports
@@ -132,7 +144,9 @@ module spu_load_unit #(
     // skewed array edges
     output wire [ROWS*8-1:0]       west_o,
     output wire [COLS*8-1:0]       north_o,
-    output wire                    mk_o         // bf16: a k-step's low word enters the skew; MX: a scale word
+    output wire                    mk_o,        // bf16: a k-step's low word enters the skew; MX: a scale word
+    output wire [ROWS*8-1:0]       west2_o,     // PAIR: a pair's second words (see above)
+    output wire [COLS*8-1:0]       north2_o
 );
 `include "spu_isa.vh"
     localparam integer BKW  = $clog2(SPAD_BANKS);
@@ -167,7 +181,11 @@ module spu_load_unit #(
     wire bad      = stream_q && !ph1_q && (a_over_q || b_over_q);
     // a step completes its reads this cycle
     wire issue    = stream_q && (!conflict || ph1_q) && !bad;
-    wire last_k   = (k_q == {{(KW-1){1'b0}}, 1'b1});
+    wire k_hi0    = (k_q[KW-1:2] == {(KW-2){1'b0}});
+    wire last_k   = k_hi0 && (k_q[1:0] == 2'd1);
+    // PAIR: this issue is a pair (g_pair below; 0 otherwise)
+    wire pr;
+    wire last_is  = last_k || (pr && k_hi0 && (k_q[1:0] == 2'd2));   // the stream's last issue
     wire bf       = (BF16 != 0) && (fmt_i == DT_BF16);
     wire nw       = (MX != 0) && (NARROW != 0) && ((fmt_i == DT_MXFP6_E3M2) || (fmt_i == DT_MXFP6_E2M3) ||
                                                    (fmt_i == DT_MXFP4_E2M1));
@@ -226,6 +244,7 @@ module spu_load_unit #(
     assign tok_o    = tok;
     assign tok_st_o = (tok_slot && (pk_q == K_ST)) || (issue && ride && ride_st);
     assign step_o   = issue;
+    assign pair_o   = pr;
     assign stall_o  = stream_q && conflict && !ph1_q && !bad;
     assign mm_o     = stream_q && !bad;
     assign bad_o    = bad;
@@ -254,8 +273,8 @@ module spu_load_unit #(
                     ph1_q <= 1'b1;
                 end else begin
                     ph1_q <= 1'b0;
-                    k_q   <= k_q - {{(KW-1){1'b0}}, 1'b1};
-                    if (last_k) stream_q <= 1'b0;
+                    k_q   <= k_q - {{(KW-2){1'b0}}, pr, !pr};
+                    if (last_is) stream_q <= 1'b0;
                 end
             end
         end
@@ -358,8 +377,51 @@ module spu_load_unit #(
     always @(posedge clk_i)
         if (launch && pk_q == K_ST) st_addr_o <= pa_q;
 
-    wire [AW:0] a_sum = {1'b0, a_q} + {1'b0, as_q};
-    wire [AW:0] b_sum = {1'b0, b_q} + {1'b0, bs_q};
+    // the addresses after this issue, with the carry out (a pair: two words)
+    wire [AW:0] a_sum, b_sum;
+    generate
+        if (PAIR != 0) begin : g_pair
+            // a pair's strides are one word, so a + 2 * stride = a + stride +
+            // one word: the adders' carry-in at the word bit, entered as a
+            // 1 + 1 below it (the byte offset bits of an mm's addresses and
+            // strides are zero: misaligned ones trap before the push)
+            wire [AW-OFF+1:0] as2 = {1'b0, a_q[AW-1:OFF], pr} + {1'b0, as_q[AW-1:OFF], pr};
+            wire [AW-OFF+1:0] bs2 = {1'b0, b_q[AW-1:OFF], pr} + {1'b0, bs_q[AW-1:OFF], pr};
+            assign a_sum = {as2[AW-OFF+1:1], {OFF{1'b0}}};
+            assign b_sum = {bs2[AW-OFF+1:1], {OFF{1'b0}}};
+            wire unused_lo = &{1'b0, as2[0], bs2[0], a_q[OFF-1:0], b_q[OFF-1:0], as_q[OFF-1:0], bs_q[OFF-1:0]};
+            // both strides one word, decided at launch
+            localparam [AW-1:0] WB = WORD_BYTES[AW-1:0];
+            reg sp_q;
+            // the pair issued one and two cycles ago
+            reg pq1_q, pq2_q;
+            always @(posedge clk_i) begin
+                if (launch_mm)
+                    sp_q <= (a_stride_i == WB) && (b_stride_i == WB) && !sa_over_i && !sb_over_i;
+                if (rst_i || abort_i) begin
+                    pq1_q <= 1'b0;
+                    pq2_q <= 1'b0;
+                end else begin
+                    pq1_q <= pr;
+                    pq2_q <= pq1_q;
+                end
+            end
+            assign pr = sp_q && !a_q[OFF] && !b_q[OFF] && !conflict && !last_k && stream_q && !ph1_q && !bad;
+            assign west2_o  = pq2_q ? a_rdata_i[ROWS*8-1:0] : {(ROWS*8){1'b0}};
+            assign north2_o = pq2_q ? b_rdata_i[COLS*8-1:0] : {(COLS*8){1'b0}};
+            initial
+                if (BF16 != 0 || MX != 0 || CHAIN != 0 || BROADCAST == 0) begin
+                    $display("spu_load_unit: PAIR needs int8 only, BROADCAST and no CHAIN");
+                    $finish;
+                end
+        end else begin : g_single
+            assign a_sum = {1'b0, a_q} + {1'b0, as_q};
+            assign b_sum = {1'b0, b_q} + {1'b0, bs_q};
+            assign pr = 1'b0;
+            assign west2_o  = {(ROWS*8){1'b0}};
+            assign north2_o = {(COLS*8){1'b0}};
+        end
+    endgenerate
     // addresses advance per issued step; the A word of a same-bank step is
     // parked in hold_q the cycle its data returns (the B read is then issued)
     always @(posedge clk_i) begin

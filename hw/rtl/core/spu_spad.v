@@ -40,6 +40,8 @@ module spu_spad #(
 ) (
     input  wire                    clk_i,
     input  wire                    clk2x_i,   // MID: twice clk_i, rising edges aligned (spu_spram)
+    input  wire                    ph_i,      // MID: 0 in clk2x_i's first cycle after a clk_i edge (spu_core)
+    input  wire                    pair_i,    // MID: ports A and B also read the next word (spu_spram pair_i)
     input  wire                    a_re_i,
     input  wire [WA-1:0]           a_addr_i,
     output wire [WORD_BYTES*8-1:0] a_rdata_o,
@@ -102,18 +104,27 @@ module spu_spad #(
             $finish;
         end
 
-    // MID: the phase of clk2x_i, 0 in its first cycle after a clk_i edge
-    // (clk_i's toggle against its copy on clk2x_i)
-    wire ph;
+    // MID: a pair's second words (spu_spram pair_i) come in the first half
+    // of the cycle after its first, from the banks the pair read: the port's
+    // bank select then is its copy taken mid-cycle on clk2x_i (a_sel_q may
+    // already name the next read's bank); the second half, where the units
+    // take the port's data, uses a_sel_q as before
+    wire           ph = (SPRAM != 0 && MID != 0) ? ph_i : 1'b1;
+    wire [BKW-1:0] a_osel, b_osel;
     generate
-        if (SPRAM != 0 && MID != 0) begin : g_ph
-            reg tog_q = 1'b0, tog2_q = 1'b0;
-            always @(posedge clk_i)   tog_q  <= ~tog_q;
-            always @(posedge clk2x_i) tog2_q <= tog_q;
-            assign ph = (tog2_q == tog_q);
-        end else begin : g_no_ph
-            assign ph = 1'b0;
-            wire unused_clk2x = &{1'b0, clk2x_i, ph};
+        if (SPRAM != 0 && MID != 0) begin : g_sel2
+            reg [BKW-1:0] a_sel2_q, b_sel2_q;
+            always @(posedge clk2x_i)
+                if (!ph_i) begin
+                    a_sel2_q <= a_sel_q;
+                    b_sel2_q <= b_sel_q;
+                end
+            assign a_osel = ph ? a_sel_q : a_sel2_q;
+            assign b_osel = ph ? b_sel_q : b_sel2_q;
+        end else begin : g_sel1
+            assign a_osel = a_sel_q;
+            assign b_osel = b_sel_q;
+            wire unused_clk2x = &{1'b0, clk2x_i, ph, pair_i};
         end
     endgenerate
 
@@ -148,6 +159,7 @@ module spu_spad #(
                     .clk_i  (clk_i),
                     .clk2x_i(clk2x_i),
                     .ph_i   (ph),
+                    .pair_i (pair_i && (a_hit || b_hit)),
                     .en_i   (w_hit || a_hit || b_hit),
                     .we_i   (w_hit),
                     .be_i   (wbe_i),
@@ -203,7 +215,7 @@ module spu_spad #(
         end
     endgenerate
 
-    assign a_rdata_o = bank_rdata[a_sel_q*DW +: DW];
-    assign b_rdata_o = bank_rdata[b_sel_q*DW +: DW];
+    assign a_rdata_o = bank_rdata[a_osel*DW +: DW];
+    assign b_rdata_o = bank_rdata[b_osel*DW +: DW];
 endmodule
 `default_nettype wire

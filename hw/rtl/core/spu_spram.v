@@ -19,8 +19,12 @@
 // mid-cycle; rdata_o then changes mid-cycle, half a cycle later than with
 // MID = 0, and still a half cycle before the edge that uses it. So every
 // access keeps its cycle; what moves is the timing: the request reaches
-// the cells from flip-flops. In simulation the model takes the registered
-// request at clk_i's falling edge, which is the same behaviour.
+// the cells from flip-flops. pair_i (a read; spu_load_unit's k-step pair,
+// ARRAY_2X) also reads the next word, addr_i + 1 (addr_i even), at the
+// following clk2x_i edge, the one aligned with clk_i's: rdata_o carries
+// word addr_i in the second half of the next cycle and word addr_i + 1 in
+// the first half of the cycle after, then holds it. Simulation drives
+// clk2x_i as well (the harness), and the model is the cell's.
 `default_nettype none
 module spu_spram #(
     parameter integer WIDTH = 32,
@@ -30,6 +34,7 @@ module spu_spram #(
     input  wire               clk_i,
     input  wire               clk2x_i,   // MID: twice clk_i
     input  wire               ph_i,      // MID: 0 in clk2x_i's first cycle after a clk_i edge
+    input  wire               pair_i,    // MID: a read of addr_i and addr_i + 1 (above)
     input  wire               en_i,
     input  wire               we_i,
     input  wire [WIDTH/8-1:0] be_i,
@@ -46,31 +51,29 @@ module spu_spram #(
     wire               ram_clk, ram_cs;
     generate
         if (MID != 0) begin : g_mid
-            reg               en_q = 1'b0, we_q = 1'b0;
+            reg               en_q = 1'b0, we_q = 1'b0, pair_q = 1'b0;
             reg [WIDTH/8-1:0] be_q;
             reg [AW-1:0]      addr_q;
             reg [WIDTH-1:0]   wdata_q;
             always @(posedge clk_i) begin
                 en_q    <= en_i;
                 we_q    <= we_i;
+                pair_q  <= pair_i && en_i && !we_i;
                 be_q    <= be_i;
                 addr_q  <= addr_i;
                 wdata_q <= wdata_i;
             end
-            assign {r_en, r_we, r_be, r_addr, r_wdata} = {en_q, we_q, be_q, addr_q, wdata_q};
-`ifdef SYNTHESIS
+            // the first access mid-cycle (ph_i low before the edge), a pair's
+            // second word at the aligned edge (ph_i high), at the odd address
+            assign {r_en, r_we, r_be, r_wdata} = {en_q, we_q, be_q, wdata_q};
+            assign r_addr  = {addr_q[AW-1:1], addr_q[0] | ph_i};
             assign ram_clk = clk2x_i;
-            assign ram_cs  = r_en && !ph_i;
-`else
-            assign ram_clk = clk_i;       // the model takes its falling edge (NEG)
-            assign ram_cs  = r_en;
-            wire unused_fast = &{1'b0, clk2x_i, ph_i};
-`endif
+            assign ram_cs  = ph_i ? pair_q : r_en;
         end else begin : g_direct
             assign {r_en, r_we, r_be, r_addr, r_wdata} = {en_i, we_i, be_i, addr_i, wdata_i};
             assign ram_clk = clk_i;
             assign ram_cs  = r_en;
-            wire unused_fast = &{1'b0, clk2x_i, ph_i};
+            wire unused_fast = &{1'b0, clk2x_i, ph_i, pair_i};
         end
     endgenerate
     wire [13:0] addr14;
@@ -94,7 +97,7 @@ module spu_spram #(
                 .DATAOUT(rdata_o[g*16 +: 16])
             );
 `else
-            spu_spram_model #(.NEG(MID)) u_spram (
+            spu_spram_model u_spram (
                 .clk_i(ram_clk), .cs_i(ram_cs), .we_i(r_we), .mask_i(mask), .addr_i(addr14),
                 .wdata_i(r_wdata[g*16 +: 16]), .rdata_o(rdata_o[g*16 +: 16])
             );

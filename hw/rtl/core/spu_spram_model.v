@@ -11,9 +11,7 @@
 // Contents start at 0, like every RAM of the Verilated models (no power-up
 // value is promised on the chip; docs/rtl.md).
 `default_nettype none
-module spu_spram_model #(
-    parameter integer NEG = 0        // 1: the falling edge of clk_i (spu_spram MID)
-) (
+module spu_spram_model (
     input  wire        clk_i,
     input  wire        cs_i,
     input  wire        we_i,
@@ -44,13 +42,7 @@ module spu_spram_model #(
             end
         end
     endtask
-    generate
-        if (NEG != 0) begin : g_neg
-            always @(negedge clk_i) access;
-        end else begin : g_pos
-            always @(posedge clk_i) access;
-        end
-    endgenerate
+    always @(posedge clk_i) access;
 
     assign rdata_o = rdata_q;
 endmodule
