@@ -132,7 +132,9 @@ SIM_BOARDS           := icebreaker hx8k icebreaker-ebr
 # single-port banks; docs/rtl.md "Scratchpad in SPRAM"), with the top's
 # LOOP_DEPTH=2 and UCODE_TWIN=1 (the microcode store twice) that go with it;
 # icebreaker-ebr is its SPAD_SPRAM=0 build (8 KiB of EBR, four loops), and
-# the HX8K has 8 KiB of EBR and two loops
+# the HX8K has 8 KiB of EBR and two loops. The iCEBreaker's default has the
+# second clock (SPAD_2X, ARRAY_2X: k-step pairs), which the simulator drives
+# (spu_board_spu's clk2x_sim_i)
 SIMB_icebreaker_DSP   := 1
 SIMB_icebreaker_PAD   := 1
 SIMB_icebreaker_SPAD  := 131072
@@ -140,6 +142,7 @@ SIMB_icebreaker_SPRAM := 1
 SIMB_icebreaker_LOOPS := 2
 SIMB_icebreaker_TWIN  := 1
 SIMB_icebreaker_CLK   := 24
+SIMB_icebreaker_2X    := 1
 SIMB_icebreaker-ebr_DSP   := 1
 SIMB_icebreaker-ebr_PAD   := 1
 SIMB_icebreaker-ebr_SPAD  := 8192
@@ -147,6 +150,7 @@ SIMB_icebreaker-ebr_SPRAM := 0
 SIMB_icebreaker-ebr_LOOPS := 4
 SIMB_icebreaker-ebr_TWIN  := 0
 SIMB_icebreaker-ebr_CLK   := 24
+SIMB_icebreaker-ebr_2X    := 0
 SIMB_hx8k_DSP        := 0
 SIMB_hx8k_PAD        := 0
 SIMB_hx8k_SPAD       := 8192
@@ -154,6 +158,7 @@ SIMB_hx8k_SPRAM      := 0
 SIMB_hx8k_LOOPS      := 2
 SIMB_hx8k_TWIN       := 0
 SIMB_hx8k_CLK        := 48
+SIMB_hx8k_2X         := 0
 SIMB_ROWS    ?= 4
 SIMB_COLS    ?= 4
 SIMB_BAUD    ?= 12000000
@@ -164,9 +169,11 @@ SIMB_CPB      = $(shell echo $$(( $(SIMB_$(1)_CLK) * 1000000 / $(SIMB_BAUD) )))
 SIMB_GEOM     = -GROWS=$(SIMB_ROWS) -GCOLS=$(SIMB_COLS) -GCLK_MHZ=$(SIMB_$(1)_CLK) -GBAUD=$(SIMB_BAUD) \
                 -GSPAD_BYTES=$(SIMB_$(1)_SPAD) -GSPAD_BANKS=$(SIMB_BANKS) -GUCODE_WORDS=$(SIMB_UCODE) \
                 -GUSE_ICE40_DSP=$(SIMB_$(1)_DSP) -GPLL_USE_PAD=$(SIMB_$(1)_PAD) -GSPAD_SPRAM=$(SIMB_$(1)_SPRAM) \
-                -GLOOP_DEPTH=$(SIMB_$(1)_LOOPS) -GUCODE_TWIN=$(SIMB_$(1)_TWIN)
+                -GLOOP_DEPTH=$(SIMB_$(1)_LOOPS) -GUCODE_TWIN=$(SIMB_$(1)_TWIN) \
+                -GSPAD_2X=$(SIMB_$(1)_2X) -GARRAY_2X=$(SIMB_$(1)_2X)
 SIMB_DEFS     = -DSPU_SIM_BOARD=\"$(1)\" -DSPU_SIM_ROWS=$(SIMB_ROWS) -DSPU_SIM_COLS=$(SIMB_COLS) \
-                -DSPU_SIM_LANES=1 -DSPU_SIM_CLKS_PER_BIT=$(call SIMB_CPB,$(1)) -DSPU_SIM_CLOCK_HZ=$(SIMB_$(1)_CLK)000000
+                -DSPU_SIM_LANES=1 -DSPU_SIM_CLKS_PER_BIT=$(call SIMB_CPB,$(1)) -DSPU_SIM_CLOCK_HZ=$(SIMB_$(1)_CLK)000000 \
+                -DSPU_SIM_CLK2X=$(SIMB_$(1)_2X)
 
 define sim_board_rule
 $(BUILD)/sim/$(1)/Vboard__ALL.a: $(HW_RTL_SRCS) $(wildcard hw/rtl/board/*.v) $(BUILD)/gen/spu_isa.vh hw/build.mk
@@ -222,7 +229,8 @@ endif
 HW_LINT_YOSYS_CFGS := \
   "-set ROWS 2 -set COLS 2 -set DRAIN_LANES 2 -set SPAD_BYTES 4096 -set LINK \"uart\" -set BROADCAST 0" \
   "-set ROWS 2 -set COLS 2 -set DRAIN_LANES 1 -set SPAD_BYTES 4096 -set SPAD_BANKS 2 -set LINK \"uart\" -set BROADCAST 1 -set CNT_RAM 1 -set CNT_WIDTH 32 -set FORMATS 1 -set VECTOR 0"
-HW_LINT_TOPS := $(filter-out hw/rtl/spu_top.v hw/rtl/core/spu_core.v,$(HW_RTL_SRCS)) \
+# (spu_sb_mac16.v is a Yosys-only black box, empty to Verilator)
+HW_LINT_TOPS := $(filter-out hw/rtl/spu_top.v hw/rtl/core/spu_core.v hw/rtl/core/spu_sb_mac16.v,$(HW_RTL_SRCS)) \
                 $(sort $(wildcard hw/rtl/board/*.v))
 lint: $(BUILD)/gen/spu_isa.vh
 	@set -e; fail=0; \

@@ -317,22 +317,28 @@ board)
         24|30|36|42|48) ;;
         *) fail "CLK_MHZ=$freq: the board PLL table has 24, 30, 36, 42 and 48 MHz (hw/rtl/board/spu_board_spu.v)" ;;
     esac
-    # SPAD_2X (design C's scratchpad side): the pad PLL's 2 x 24 MHz port
-    # and the SPRAM scratchpad (spu_board_spu); ARRAY_2X (the array on that
-    # clock, k-step pairs) needs SPAD_2X and doubles the MACs per cycle
-    macs=$((rows * cols))
+    # The second clock (docs/fpga.md "Two clocks"): SPAD_2X (the SPRAM
+    # requests taken mid-cycle on the pad PLL's 2 x 24 MHz port) and
+    # ARRAY_2X (the array on it, k-step pairs: twice the MACs per cycle).
+    # The iCEBreaker's SPRAM build at 24 MHz has both by default
+    # (spu_board_icebreaker); SPAD_2X=0 or ARRAY_2X=0 turn them off.
+    spad_sram=1
+    printf '%s\n' "$@" | grep -qx 'SPAD_SPRAM=0' && spad_sram=0
+    spad2x=0 array2x=0
+    [ "$board" = icebreaker ] && [ "$freq" = 24 ] && [ $spad_sram = 1 ] && spad2x=1 array2x=1
     for kv in "$@"; do
         case $kv in
-            SPAD_2X=0|SPAD_2X=) ;;
-            SPAD_2X=*)
-                [ "$board" = icebreaker ] && [ "$freq" = 24 ] && ! printf '%s\n' "$@" | grep -qx 'SPAD_SPRAM=0' ||
+            SPAD_2X=0) spad2x=0 array2x=0 ;;
+            SPAD_2X=?*)
+                [ "$board" = icebreaker ] && [ "$freq" = 24 ] && [ $spad_sram = 1 ] ||
                     fail "SPAD_2X=1 needs BOARD=icebreaker, CLK_MHZ=24 and the SPRAM scratchpad" ;;
-            ARRAY_2X=0|ARRAY_2X=) ;;
-            ARRAY_2X=*)
-                printf '%s\n' "$@" | grep -qx 'SPAD_2X=1' || fail "ARRAY_2X=1 needs SPAD_2X=1"
-                macs=$((2 * rows * cols)) ;;
+            ARRAY_2X=0) array2x=0 ;;
+            ARRAY_2X=?*)
+                [ $spad2x = 1 ] || fail "ARRAY_2X=1 needs the second clock (SPAD_2X: BOARD=icebreaker, CLK_MHZ=24, the SPRAM scratchpad)"
+                array2x=1 ;;
         esac
     done
+    macs=$(( (1 + array2x) * rows * cols ))
     place_top spu "$name" "$dev" "$top" "$src" "$pcf" "$out" "$freq" "$macs" "$@"
     ;;
 probe)

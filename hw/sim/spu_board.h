@@ -73,6 +73,18 @@ struct SpuHasCoreClock : std::false_type {};
 template <class T>
 struct SpuHasCoreClock<T, std::void_t<decltype(std::declval<T &>().core_clk_i)>> : std::true_type {};
 
+// A board top with the iCEBreaker's second clock (spu_board_spu's
+// simulation port clk2x_sim_i, driven when the build has it: SPU_SIM_CLK2X,
+// hw/build.mk's SIMB_<board>_2X)
+#ifndef SPU_SIM_CLK2X
+#define SPU_SIM_CLK2X 0
+#endif
+template <class T, class = void>
+struct SpuHasClk2x : std::false_type {};
+template <class T>
+struct SpuHasClk2x<T, std::void_t<decltype(std::declval<T &>().clk2x_sim_i)>>
+    : std::integral_constant<bool, SPU_SIM_CLK2X != 0> {};
+
 template <class Top, bool kBoardTop>
 class SpuBoardT {
 public:
@@ -185,9 +197,22 @@ public:
             dump();
         } else {
             uart_host_tx();
+            if constexpr (SpuHasClk2x<Top>::value) {
+                // the second clock at twice the board clock, rising edges
+                // aligned: it rises mid-cycle with the board clock's fall,
+                // and again with its rise (the PLL's two ports)
+                t->clk2x_sim_i = 0;
+                t->eval();
+                t->clk2x_sim_i = 1;
+            }
             t->clk12_i = 0;
             t->eval();
             dump();
+            if constexpr (SpuHasClk2x<Top>::value) {
+                t->clk2x_sim_i = 0;
+                t->eval();
+                t->clk2x_sim_i = 1;
+            }
             t->clk12_i = 1;
             t->eval();
             dump();

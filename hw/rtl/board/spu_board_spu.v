@@ -49,6 +49,13 @@ module spu_board_spu #(
     output wire heartbeat_o,
     output wire rx_act_o,
     output wire tx_act_o
+`ifndef SYNTHESIS
+    ,
+    // simulation only, with SPAD_2X: the PLL's port A (twice the board
+    // clock, rising edges aligned), which the pass-through PLL model cannot
+    // make; the board simulator drives it (hw/sim/spu_board.h)
+    input  wire clk2x_sim_i
+`endif
 );
     // icepll -i 12 -o CLK_MHZ: DIVR = 0, FILTER_RANGE = 1 for all of these
     // the PLL's output: the system clock, or with SPAD_2X its double (port A)
@@ -62,13 +69,18 @@ module spu_board_spu #(
     localparam integer BAUD_EFF = (BAUD != 0) ? BAUD : BAUD_FT;
     localparam integer CLKS_PER_BIT = (CLK_MHZ * 1000000) / BAUD_EFF;
 
-    wire clk, clk2x, lock, rst;
+    wire clk, clk2x_pll, lock, rst;
     spu_pll_ice40 #(
         .DIVR(4'd0), .DIVF(DIVF), .DIVQ(DIVQ),
         .FILTER_RANGE(3'd1), .USE_PAD(PLL_USE_PAD), .TWO_CLK(SPAD_2X)
     ) u_pll (
-        .clk_pad_i(clk12_i), .clk_o(clk), .clk2x_o(clk2x), .lock_o(lock)
+        .clk_pad_i(clk12_i), .clk_o(clk), .clk2x_o(clk2x_pll), .lock_o(lock)
     );
+`ifdef SYNTHESIS
+    wire clk2x = clk2x_pll;
+`else
+    wire clk2x = (SPAD_2X != 0) ? clk2x_sim_i : clk2x_pll;
+`endif
 `ifndef SYNTHESIS
     initial
         if (SPAD_2X != 0 && (CLK_MHZ != 24 || PLL_USE_PAD == 0 || SPAD_SPRAM == 0))

@@ -40,16 +40,17 @@
 //
 // FAST = 1 (ARRAY_2X: the iCEBreaker's SPRAM build with USE_ICE40_DSP and
 // BROADCAST; docs/rtl.md "ARRAY_2X"): the SB_MAC16s and the tile
-// accumulators run on clk2x_i, twice clk_i, and the row / column operand
-// registers are the DSPs' own (spu_mul8x2 REG). Each clk2x_i edge takes a
-// step from the bus: at the edge aligned with clk_i's (ph_i high before
-// it) the step on west_i / north_i, as before; at the edge mid-cycle (ph_i
-// low) a pair's second step on west2_i / north2_i (zeros when none), which
-// spu_load_unit presents in the first half of the cycle after the pair's
+// accumulators run on clk2x_i, twice clk_i, as do the row / column operand
+// registers; the DSPs register the products (spu_mul8x2 REG). Each clk2x_i
+// edge takes a step from west_i / north_i, which spu_load_unit (PAIR) changes at both
+// edges: at the edge aligned with clk_i's (ph_i high before it) the step
+// as before; at the edge mid-cycle (ph_i low) a pair's second step (zeros
+// when none), presented in the first half of the cycle after the pair's
 // first step. A product reaches its accumulator two clk2x_i edges after its
-// operands are taken, so a step on west_i in cycle c is in the tile at the
-// end of cycle c + 1, as with FAST = 0, and a pair's second step (west2_i
-// in cycle c + 1) half a cycle later. clr_i acts at the aligned edge only.
+// operands are taken, so a step taken at the end of cycle c is in the tile
+// at the end of cycle c + 1, as with FAST = 0, and a pair's second step
+// half a cycle later. A clear (clr_i) acts half a cycle later than with one
+// clock, at the edge mid-cycle after it.
 //
 // bf16 (FORMATS carries it; generic tiles only): a k-step's operands are two
 // bytes, streamed as two words in adjacent cycles, low bytes first, and mk_i
@@ -94,8 +95,6 @@ module spu_array #(
     input  wire [ROWS*8-1:0]      west_i,
     input  wire [COLS*8-1:0]      north_i,
     input  wire                   mk_i,       // bf16: a low word enters (unskewed) this cycle; MX: a scale word
-    input  wire [ROWS*8-1:0]      west2_i,    // FAST: a pair's second step, in clk2x_i's first cycle
-    input  wire [COLS*8-1:0]      north2_i,
     output wire [ROWS*COLS*SLOT_W-1:0] acc_o
 );
 `include "spu_isa.vh"
@@ -141,14 +140,20 @@ module spu_array #(
     generate
         if (BROADCAST != 0) begin : g_bus
             // one register per row / column; tile (i,j) reads row i and column j
-            // (FAST: the DSPs' own operand registers on clk2x_i take the bus:
-            // the step in clk2x_i's second cycle, a pair's second step in its
-            // first)
+            // (FAST: the registers are on clk2x_i and take the bus at each of
+            // its edges, spu_load_unit PAIR; the SB_MAC16s register the
+            // products, spu_mul8x2 REG)
             wire [ROWS*8-1:0] ar_q;
             wire [COLS*8-1:0] bc_q;
             if (FAST != 0) begin : g_fast_bus
-                assign ar_q = ph_i ? west_i : west2_i;
-                assign bc_q = ph_i ? north_i : north2_i;
+                reg [ROWS*8-1:0] ar_f;
+                reg [COLS*8-1:0] bc_f;
+                always @(posedge clk2x_i) begin
+                    ar_f <= west_i;
+                    bc_f <= north_i;
+                end
+                assign ar_q = ar_f;
+                assign bc_q = bc_f;
                 wire unused_en = op_en;
             end else begin : g_bus_q
                 reg [ROWS*8-1:0] ar_r;
@@ -238,7 +243,7 @@ module spu_array #(
     localparam integer NT = ROWS * COLS;
     generate
         if (FAST == 0) begin : g_one_clock
-            wire unused_fast = &{1'b0, clk2x_i, ph_i, west2_i, north2_i};
+            wire unused_fast = &{1'b0, clk2x_i, ph_i};
         end
     endgenerate
     initial
@@ -249,20 +254,21 @@ module spu_array #(
     generate
         if (USE_ICE40_DSP != 0 && ACC_W == 32) begin : g_dsp   // int8-only builds
             wire [NT*ACC_W-1:0] prod;
-            // FAST: the DSPs and the accumulators on clk2x_i; a tile clears
-            // only at the edge aligned with clk_i's (ph_i high before it),
-            // where its term is the clearing slot's zero word. clr_i is
-            // taken into clk2x_i flip-flops at the edge mid-cycle first, so
-            // the path from the clk_i side ends at 16 flip-flops, not at the
-            // reset pins of 512 (timing: half a cycle between the clocks);
-            // rst_i takes the same way
+            // FAST: the DSPs and the accumulators on clk2x_i. clr_i (and
+            // rst_i) is registered at the system edge and a tile clears at
+            // the clk2x_i edge mid-cycle after it (ph_i low before it), half
+            // a cycle later than with one clock: the term it drops there is
+            // a pair's second step of the clearing slot, zero, and the
+            // next slot's first product lands at the following edge. So the
+            // path from the system side is one flip-flop and one LUT to the
+            // tiles' reset pins (timing: half a cycle between the clocks)
             wire fclk = (FAST != 0) ? clk2x_i : clk_i;
             wire [NT-1:0] tclr;
             wire          trst;
             if (FAST != 0) begin : g_fclr
-                reg [NT-1:0] clr_f_q;
-                always @(posedge clk2x_i) clr_f_q <= clr_i | {NT{rst_i}};
-                assign tclr = clr_f_q & {NT{ph_i}};
+                reg [NT-1:0] clr_s_q;
+                always @(posedge clk_i) clr_s_q <= clr_i | {NT{rst_i}};
+                assign tclr = clr_s_q & {NT{!ph_i}};
                 assign trst = 1'b0;
             end else begin : g_clr
                 assign tclr = clr_i;

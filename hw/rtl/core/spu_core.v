@@ -356,8 +356,8 @@ module spu_core #(
     assign spad_rsp_rdata_o = rsp_in_q ? host_rdata[rsp_byte_q*8 +: 8] : 8'd0;
 
     // ---- load unit, array, drain unit ---------------------------------------------------
-    wire [ROWS*8-1:0]       west, west2;      // west2 / north2: a pair's second step (ARRAY_2X)
-    wire [COLS*8-1:0]       north, north2;
+    wire [ROWS*8-1:0]       west;       // (ARRAY_2X: changes at both edges of clk2x_i)
+    wire [COLS*8-1:0]       north;
     wire                    bf_mk;      // bf16: a k-step's low word enters the skew (spu_load_unit)
     // a tile's slot on the array's bus: the sum and (ACC_W > 32) its 4 flags,
     // padded to whole 32-bit words (spu_array)
@@ -474,7 +474,7 @@ module spu_core #(
         .NARROW((FORMATS[{1'b0, DT_MXFP6_E3M2}] | FORMATS[{1'b0, DT_MXFP6_E2M3}] | FORMATS[{1'b0, DT_MXFP4_E2M1}]) != 1'b0 ? 1 : 0),
         .CHAIN(CHAIN), .WAVE(NW), .PAIR(ARRAY_2X)
     ) u_load (
-        .clk_i(core_clk), .rst_i(rst_i), .abort_i(stop_i),
+        .clk_i(core_clk), .clk2x_i(clk2x_i), .ph_i(ph), .rst_i(rst_i), .abort_i(stop_i),
         .push_i(tu_push), .kind_i(tu_kind), .a_addr_i(mm_a), .b_addr_i(mm_b),
         .a_over_i(mm_over[0]), .b_over_i(mm_over[1]), .k_i(mm_k), .pc_i(tu_pc), .fmt_i(cfg_in),
         .accept_o(tu_accept), .idle_o(tu_idle), .drain_ok_i(drain_ok), .mm_ok_i(mm_ok),
@@ -483,13 +483,13 @@ module spu_core #(
         .bad_o(mm_bad), .bad_pc_o(mm_bad_pc), .step_o(mm_step), .pair_o(ld_pair), .stall_o(mm_stall), .mm_o(ev_mm),
         .a_re_o(ld_a_re), .a_addr_o(ld_a_addr), .a_rdata_i(a_rdata),
         .b_re_o(ld_b_re), .b_addr_o(ld_b_addr), .b_rdata_i(b_rdata),
-        .west_o(west), .north_o(north), .mk_o(bf_mk), .west2_o(west2), .north2_o(north2)
+        .west_o(west), .north_o(north), .mk_o(bf_mk)
     );
 
     spu_array #(.ROWS(ROWS), .COLS(COLS), .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST),
                 .FORMATS(FORMATS), .ACC_W(ACC_W), .CHAIN(CHAIN), .SLOT_W(ACC_SLOT), .FAST(ARRAY_2X)) u_array (
         .clk_i(core_clk), .clk2x_i(clk2x_i), .ph_i(ph), .rst_i(rst_i), .clr_i(wave_clr), .fmt_i(cfg_in),
-        .west_i(west), .north_i(north), .mk_i(bf_mk), .west2_i(west2), .north2_i(north2), .acc_o(accs)
+        .west_i(west), .north_i(north), .mk_i(bf_mk), .acc_o(accs)
     );
 
     spu_drain_unit #(.ROWS(ROWS), .COLS(COLS), .LANES(DRAIN_LANES), .WORD_BYTES(WORD_BYTES), .AW(AW),

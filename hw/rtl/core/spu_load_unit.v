@@ -79,10 +79,14 @@
 // -- when both strides are one word (checked at launch), A and B are at
 // even word addresses in different banks and two or more steps are left.
 // Its reads also take the next word of each port (pair_o, spu_spad pair_i),
-// which arrives half a cycle after the first; the unit presents it on
-// west2_o / north2_o in the first half of the cycle after the first word's
-// (zeros otherwise), where spu_array FAST takes it. The addresses advance two
-// words, k by 2; step_o pulses once with pair_o high (two k-steps).
+// which arrives half a cycle after the first. west_o / north_o then change
+// at both edges of clk2x_i (spu_array FAST takes them at each): in the second
+// half of a cycle (ph_i high) the step issued the cycle before, as always; in
+// the first half the second words of the pair issued two cycles before
+// (zeros otherwise). Which of the two, and whether A comes from hold_q, are
+// clk2x_i flip-flops (en_q, hs_q), so the bus is two LUTs from the
+// scratchpad's outputs (timing). The addresses advance two words, k by 2;
+// step_o pulses once with pair_o high (two k-steps).
 `default_nettype none
 module spu_load_unit #(
     parameter integer ROWS       = 8,
@@ -104,6 +108,8 @@ module spu_load_unit #(
     parameter integer WAVE       = ROWS + COLS
 ) (
     input  wire                    clk_i,
+    input  wire                    clk2x_i,     // PAIR: twice clk_i, rising edges aligned
+    input  wire                    ph_i,        // PAIR: 0 in clk2x_i's first cycle after a clk_i edge
     input  wire                    rst_i,
     input  wire                    abort_i,
     // queue
@@ -144,9 +150,7 @@ module spu_load_unit #(
     // skewed array edges
     output wire [ROWS*8-1:0]       west_o,
     output wire [COLS*8-1:0]       north_o,
-    output wire                    mk_o,        // bf16: a k-step's low word enters the skew; MX: a scale word
-    output wire [ROWS*8-1:0]       west2_o,     // PAIR: a pair's second words (see above)
-    output wire [COLS*8-1:0]       north2_o
+    output wire                    mk_o         // bf16: a k-step's low word enters the skew; MX: a scale word
 );
 `include "spu_isa.vh"
     localparam integer BKW  = $clog2(SPAD_BANKS);
@@ -379,6 +383,8 @@ module spu_load_unit #(
 
     // the addresses after this issue, with the carry out (a pair: two words)
     wire [AW:0] a_sum, b_sum;
+    // PAIR: the words on the bus in this half of the cycle (see the header)
+    wire [DW-1:0] a_fast, b_fast;
     generate
         if (PAIR != 0) begin : g_pair
             // a pair's strides are one word, so a + 2 * stride = a + stride +
@@ -393,22 +399,26 @@ module spu_load_unit #(
             // both strides one word, decided at launch
             localparam [AW-1:0] WB = WORD_BYTES[AW-1:0];
             reg sp_q;
-            // the pair issued one and two cycles ago
-            reg pq1_q, pq2_q;
+            reg pq1_q;                  // a pair issued last cycle
+            // the bus of the half-cycle an edge of clk2x_i begins: the
+            // second half (ph_i low before the edge) carries last cycle's
+            // step (inj_q; A from hold_q: inj_hold_q), the first half the
+            // second words of the pair issued two cycles before (pq1_q
+            // before the aligned edge)
+            reg en_q = 1'b0, hs_q = 1'b0;
             always @(posedge clk_i) begin
                 if (launch_mm)
                     sp_q <= (a_stride_i == WB) && (b_stride_i == WB) && !sa_over_i && !sb_over_i;
-                if (rst_i || abort_i) begin
-                    pq1_q <= 1'b0;
-                    pq2_q <= 1'b0;
-                end else begin
-                    pq1_q <= pr;
-                    pq2_q <= pq1_q;
-                end
+                if (rst_i || abort_i) pq1_q <= 1'b0;
+                else                  pq1_q <= pr;
+            end
+            always @(posedge clk2x_i) begin
+                en_q <= ph_i ? pq1_q : inj_q;
+                hs_q <= !ph_i && inj_hold_q;
             end
             assign pr = sp_q && !a_q[OFF] && !b_q[OFF] && !conflict && !last_k && stream_q && !ph1_q && !bad;
-            assign west2_o  = pq2_q ? a_rdata_i[ROWS*8-1:0] : {(ROWS*8){1'b0}};
-            assign north2_o = pq2_q ? b_rdata_i[COLS*8-1:0] : {(COLS*8){1'b0}};
+            assign a_fast = {DW{en_q}} & (hs_q ? hold_q : a_rdata_i);
+            assign b_fast = {DW{en_q}} & b_rdata_i;
             initial
                 if (BF16 != 0 || MX != 0 || CHAIN != 0 || BROADCAST == 0) begin
                     $display("spu_load_unit: PAIR needs int8 only, BROADCAST and no CHAIN");
@@ -418,8 +428,9 @@ module spu_load_unit #(
             assign a_sum = {1'b0, a_q} + {1'b0, as_q};
             assign b_sum = {1'b0, b_q} + {1'b0, bs_q};
             assign pr = 1'b0;
-            assign west2_o  = {(ROWS*8){1'b0}};
-            assign north2_o = {(COLS*8){1'b0}};
+            assign a_fast = {DW{1'b0}};
+            assign b_fast = {DW{1'b0}};
+            wire unused_fast = &{1'b0, clk2x_i, ph_i, a_fast, b_fast};
         end
     endgenerate
     // addresses advance per issued step; the A word of a same-bank step is
@@ -580,7 +591,7 @@ module spu_load_unit #(
     generate
         for (g = 0; g < ROWS; g = g + 1) begin : g_west
             if (g == 0 || BROADCAST != 0) begin : g_direct
-                assign west_o[g*8 +: 8] = a_word[g*8 +: 8];
+                assign west_o[g*8 +: 8] = (PAIR != 0) ? a_fast[g*8 +: 8] : a_word[g*8 +: 8];
             end else begin : g_delay
                 reg [g*8-1:0] line_q;
                 // line_q[7:0] is the newest byte; a wider line shifts up by one byte
@@ -594,7 +605,7 @@ module spu_load_unit #(
         end
         for (g = 0; g < COLS; g = g + 1) begin : g_north
             if (g == 0 || BROADCAST != 0) begin : g_direct
-                assign north_o[g*8 +: 8] = b_word[g*8 +: 8];
+                assign north_o[g*8 +: 8] = (PAIR != 0) ? b_fast[g*8 +: 8] : b_word[g*8 +: 8];
             end else begin : g_delay
                 reg [g*8-1:0] line_q;
                 // line_q[7:0] is the newest byte; a wider line shifts up by one byte

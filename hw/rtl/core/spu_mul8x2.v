@@ -11,12 +11,12 @@
 // it the parameter falls back to the `*` path, so Verilator needs no cell
 // library. tests/synth proves the two paths equal (Yosys sat on the cell's
 // simulation model, all 2^32 inputs).
-// REG = 1 (spu_array ARRAY_2X): two register stages on clk_i, the cell's
-// own -- the operands (A_REG, B_REG) and the 8x8 products
-// (TOP/BOT_8x8_MULT_REG) -- so p0_o / p1_o are the products of the
-// operands presented two clk_i edges earlier; without SYNTHESIS (or with
-// USE_ICE40_DSP = 0) the same two stages in plain registers. REG = 0
-// leaves clk_i unused.
+// REG = 1 (spu_array ARRAY_2X): the 8x8 products registered on clk_i in
+// the cell (TOP/BOT_8x8_MULT_REG), so p0_o / p1_o are the products of the
+// operands presented before the last clk_i edge; without SYNTHESIS (or with
+// USE_ICE40_DSP = 0) the same stage in plain registers. (The operand
+// registers are the caller's, in the fabric: spu_array.) REG = 0 leaves
+// clk_i unused.
 `default_nettype none
 module spu_mul8x2 #(
     parameter integer USE_ICE40_DSP = 0,
@@ -30,8 +30,8 @@ module spu_mul8x2 #(
     output wire [15:0] p0_o,
     output wire [15:0] p1_o
 );
-    // the plain path (everything but the cell): operands and products,
-    // registered when REG = 1
+    // the plain path (everything but the cell): the products, registered
+    // when REG = 1
 `ifdef SYNTHESIS
     localparam integer PLAIN = (USE_ICE40_DSP == 0) ? 1 : 0;
 `else
@@ -40,23 +40,17 @@ module spu_mul8x2 #(
     wire [31:0] prd_r;
     generate
         if (PLAIN != 0) begin : g_plain
-            wire [31:0] ops = {a1_i, a0_i, b1_i, b0_i};
-            wire [31:0] ops_r, prd_c;
+            wire [31:0] prd_c;
             if (REG != 0) begin : g_reg
-                reg [31:0] ops_q = 32'd0, prd_q = 32'd0;
-                always @(posedge clk_i) begin
-                    ops_q <= ops;
-                    prd_q <= prd_c;
-                end
-                assign ops_r = ops_q;
+                reg [31:0] prd_q = 32'd0;
+                always @(posedge clk_i) prd_q <= prd_c;
                 assign prd_r = prd_q;
             end else begin : g_comb
-                assign ops_r = ops;
                 assign prd_r = prd_c;
                 wire unused_clk = clk_i;
             end
-            assign prd_c[15:0]  = $signed(ops_r[23:16]) * $signed(ops_r[7:0]);
-            assign prd_c[31:16] = $signed(ops_r[31:24]) * $signed(ops_r[15:8]);
+            assign prd_c[15:0]  = $signed(a0_i) * $signed(b0_i);
+            assign prd_c[31:16] = $signed(a1_i) * $signed(b1_i);
         end else begin : g_cell
             assign prd_r = 32'd0;    // the cell below
         end
@@ -70,7 +64,7 @@ module spu_mul8x2 #(
             wire [31:0] unused_plain = prd_r;
             // (the cell under a name of its own: spu_sb_mac16.v says why)
             spu_sb_mac16 #(
-                .NEG_TRIGGER(1'b0), .C_REG(1'b0), .A_REG(R), .B_REG(R), .D_REG(1'b0),
+                .NEG_TRIGGER(1'b0), .C_REG(1'b0), .A_REG(1'b0), .B_REG(1'b0), .D_REG(1'b0),
                 .TOP_8x8_MULT_REG(R), .BOT_8x8_MULT_REG(R),
                 .PIPELINE_16x16_MULT_REG1(1'b0), .PIPELINE_16x16_MULT_REG2(1'b0),
                 .TOPOUTPUT_SELECT(2'b10), .TOPADDSUB_LOWERINPUT(2'b00),

@@ -105,26 +105,26 @@ module spu_spad #(
         end
 
     // MID: a pair's second words (spu_spram pair_i) come in the first half
-    // of the cycle after its first, from the banks the pair read: the port's
-    // bank select then is its copy taken mid-cycle on clk2x_i (a_sel_q may
-    // already name the next read's bank); the second half, where the units
-    // take the port's data, uses a_sel_q as before
+    // of the cycle after its first, from the banks the pair read, which the
+    // port's bank select named in the cycle before (a_sel_q may already name
+    // the next read's bank): the select the port's data uses is a_sel_q
+    // taken at every edge of clk2x_i, half a cycle behind it -- in the
+    // second half, where the units take the port's data, it is a_sel_q
     wire           ph = (SPRAM != 0 && MID != 0) ? ph_i : 1'b1;
     wire [BKW-1:0] a_osel, b_osel;
     generate
         if (SPRAM != 0 && MID != 0) begin : g_sel2
-            reg [BKW-1:0] a_sel2_q, b_sel2_q;
-            always @(posedge clk2x_i)
-                if (!ph_i) begin
-                    a_sel2_q <= a_sel_q;
-                    b_sel2_q <= b_sel_q;
-                end
-            assign a_osel = ph ? a_sel_q : a_sel2_q;
-            assign b_osel = ph ? b_sel_q : b_sel2_q;
+            reg [BKW-1:0] a_osel_q, b_osel_q;
+            always @(posedge clk2x_i) begin
+                a_osel_q <= a_sel_q;
+                b_osel_q <= b_sel_q;
+            end
+            assign a_osel = a_osel_q;
+            assign b_osel = b_osel_q;
         end else begin : g_sel1
             assign a_osel = a_sel_q;
             assign b_osel = b_sel_q;
-            wire unused_clk2x = &{1'b0, clk2x_i, ph, pair_i};
+            wire unused_clk2x = &{1'b0, clk2x_i, pair_i, ph};
         end
     endgenerate
 
