@@ -400,6 +400,12 @@ module spu_load_unit #(
             localparam [AW-1:0] WB = WORD_BYTES[AW-1:0];
             reg sp_q;
             reg pq1_q;                  // a pair issued last cycle
+            // k_q >= 2, kept in a flip-flop from compares on k_q beside its
+            // decrement, so the pair decision does not wait for a compare of
+            // k_q that the decrement then waits for (timing)
+            reg k2_q;
+            wire kq_ge4 = (k_q[KW-1:2] != {(KW-2){1'b0}});
+            wire kq_ge3 = kq_ge4 || (k_q[1:0] == 2'd3);
             // the bus of the half-cycle an edge of clk2x_i begins: the
             // second half (ph_i low before the edge) carries last cycle's
             // step (inj_q; A from hold_q: inj_hold_q), the first half the
@@ -411,12 +417,15 @@ module spu_load_unit #(
                     sp_q <= (a_stride_i == WB) && (b_stride_i == WB) && !sa_over_i && !sb_over_i;
                 if (rst_i || abort_i) pq1_q <= 1'b0;
                 else                  pq1_q <= pr;
+                if (rst_i || abort_i || bad) k2_q <= 1'b0;
+                else if (launch_mm)          k2_q <= (k_init[KW-1:1] != {(KW-1){1'b0}});
+                else if (issue)              k2_q <= pr ? kq_ge4 : kq_ge3;
             end
             always @(posedge clk2x_i) begin
                 en_q <= ph_i ? pq1_q : inj_q;
                 hs_q <= !ph_i && inj_hold_q;
             end
-            assign pr = sp_q && !a_q[OFF] && !b_q[OFF] && !conflict && !last_k && stream_q && !ph1_q && !bad;
+            assign pr = sp_q && !a_q[OFF] && !b_q[OFF] && !conflict && k2_q && stream_q && !ph1_q && !bad;
             assign a_fast = {DW{en_q}} & (hs_q ? hold_q : a_rdata_i);
             assign b_fast = {DW{en_q}} & b_rdata_i;
             initial
