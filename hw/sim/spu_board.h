@@ -197,22 +197,14 @@ public:
             dump();
         } else {
             uart_host_tx();
-            if constexpr (SpuHasClk2x<Top>::value) {
-                // the second clock at twice the board clock, rising edges
-                // aligned: it rises mid-cycle with the board clock's fall,
-                // and again with its rise (the PLL's two ports)
-                t->clk2x_sim_i = 0;
-                t->eval();
-                t->clk2x_sim_i = 1;
-            }
+            // the second clock at twice the board clock, rising edges
+            // aligned: it rises mid-cycle with the board clock's fall, and
+            // again with its rise (the PLL's two ports)
+            clk2x_fall(t);
             t->clk12_i = 0;
             t->eval();
             dump();
-            if constexpr (SpuHasClk2x<Top>::value) {
-                t->clk2x_sim_i = 0;
-                t->eval();
-                t->clk2x_sim_i = 1;
-            }
+            clk2x_fall(t);
             t->clk12_i = 1;
             t->eval();
             dump();
@@ -343,6 +335,18 @@ private:
     std::unique_ptr<VerilatedFstC> trace_;
 #endif
     bool uart_;
+    // the second clock's falling edge (a board with it); it rises with the
+    // next eval()
+    void clk2x_fall(Top *t)
+    {
+        if constexpr (SpuHasClk2x<Top>::value) {
+            t->clk2x_sim_i = 0;
+            t->eval();
+            t->clk2x_sim_i = 1;
+        } else {
+            (void)t;
+        }
+    }
     bool one_edge_ = false;   // one eval() per cycle (SpuHasClkPrev)
     bool core_always_ = false; // SPU_SIM_CORE_CLOCK=always
     uint64_t core_cycles_ = 0;

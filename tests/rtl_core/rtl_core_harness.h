@@ -180,10 +180,7 @@ template <class V> class Core : public CoreBase {
     void tick() override
     {
         fall();
-        if (g_.clk2x) {
-            m_->clk2x_i = 0; m_->eval();
-            m_->clk2x_i = 1;
-        }
+        clk2x_fall();
         m_->clk_i = 1; m_->eval();
         low_ = false;
         ticks++;
@@ -227,12 +224,16 @@ template <class V> class Core : public CoreBase {
     void fall()
     {
         if (low_) return;
-        if (g_.clk2x) {
-            m_->clk2x_i = 0; m_->eval();
-            m_->clk2x_i = 1;
-        }
+        clk2x_fall();
         m_->clk_i = 0; m_->eval();
         low_ = true;
+    }
+    // clk2x_i's falling edge (SPAD_2X); it rises with the next eval()
+    void clk2x_fall()
+    {
+        if (!g_.clk2x) return;
+        m_->clk2x_i = 0; m_->eval();
+        m_->clk2x_i = 1;
     }
     Geom g_;
     std::unique_ptr<VerilatedContext> ctx_;

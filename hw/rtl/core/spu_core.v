@@ -229,7 +229,6 @@ module spu_core #(
     // flip-flop that takes the half the edge begins, so everything that
     // selects by it starts at a clk2x_i flip-flop (timing)
     wire ph;
-    wire ld_pair;                 // the load unit's step is a k-step pair (ARRAY_2X)
     generate
         if (SPAD_2X != 0) begin : g_ph
             reg tog_q = 1'b0, tog2_q = 1'b0, ph_q = 1'b0;
@@ -264,6 +263,7 @@ module spu_core #(
         bias_idx_q <= bias_idx;
     end
     wire          ld_a_re, ld_b_re;
+    wire          ld_pair;        // the load unit's step is a k-step pair (ARRAY_2X)
     localparam integer WA = AW - OFF;
     wire [WA-1:0] ld_a_addr, ld_b_addr;
     wire [DW-1:0] a_rdata, b_rdata;

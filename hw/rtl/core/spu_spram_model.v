@@ -29,20 +29,16 @@ module spu_spram_model (
         rdata_q = 16'd0;
     end
 
-    task access;
-        begin
-            if (cs_i) begin
-                if (we_i) begin
-                    for (n = 0; n < 4; n = n + 1)
-                        if (mask_i[n]) mem[addr_i][n*4 +: 4] <= wdata_i[n*4 +: 4];
-                    rdata_q <= ~rdata_q;
-                end else begin
-                    rdata_q <= mem[addr_i];
-                end
+    always @(posedge clk_i)
+        if (cs_i) begin
+            if (we_i) begin
+                for (n = 0; n < 4; n = n + 1)
+                    if (mask_i[n]) mem[addr_i][n*4 +: 4] <= wdata_i[n*4 +: 4];
+                rdata_q <= ~rdata_q;
+            end else begin
+                rdata_q <= mem[addr_i];
             end
         end
-    endtask
-    always @(posedge clk_i) access;
 
     assign rdata_o = rdata_q;
 endmodule
