@@ -132,7 +132,7 @@ SIM_BOARDS           := icebreaker hx8k icebreaker-ebr
 # single-port banks; docs/rtl.md "Scratchpad in SPRAM"), with the top's
 # LOOP_DEPTH=2 and UCODE_TWIN=1 (the microcode store twice) that go with it;
 # icebreaker-ebr is its SPAD_SPRAM=0 build (8 KiB of EBR, four loops), and
-# the HX8K has 8 KiB of EBR and two loops. The iCEBreaker's default has the
+# the HX8K has 8 KiB of EBR, two loops and overlapped issue (OVL). The iCEBreaker's default has the
 # second clock (SPAD_2X, ARRAY_2X: k-step pairs), which the simulator drives
 # (spu_board_spu's clk2x_sim_i)
 SIMB_icebreaker_DSP   := 1
@@ -143,6 +143,7 @@ SIMB_icebreaker_LOOPS := 2
 SIMB_icebreaker_TWIN  := 1
 SIMB_icebreaker_CLK   := 24
 SIMB_icebreaker_2X    := 1
+SIMB_icebreaker_OVL   := 0
 SIMB_icebreaker-ebr_DSP   := 1
 SIMB_icebreaker-ebr_PAD   := 1
 SIMB_icebreaker-ebr_SPAD  := 8192
@@ -151,6 +152,7 @@ SIMB_icebreaker-ebr_LOOPS := 4
 SIMB_icebreaker-ebr_TWIN  := 0
 SIMB_icebreaker-ebr_CLK   := 24
 SIMB_icebreaker-ebr_2X    := 0
+SIMB_icebreaker-ebr_OVL   := 0
 SIMB_hx8k_DSP        := 0
 SIMB_hx8k_PAD        := 0
 SIMB_hx8k_SPAD       := 8192
@@ -159,6 +161,7 @@ SIMB_hx8k_LOOPS      := 2
 SIMB_hx8k_TWIN       := 0
 SIMB_hx8k_CLK        := 48
 SIMB_hx8k_2X         := 0
+SIMB_hx8k_OVL        := 1
 SIMB_ROWS    ?= 4
 SIMB_COLS    ?= 4
 SIMB_BAUD    ?= 12000000
@@ -170,7 +173,7 @@ SIMB_GEOM     = -GROWS=$(SIMB_ROWS) -GCOLS=$(SIMB_COLS) -GCLK_MHZ=$(SIMB_$(1)_CL
                 -GSPAD_BYTES=$(SIMB_$(1)_SPAD) -GSPAD_BANKS=$(SIMB_BANKS) -GUCODE_WORDS=$(SIMB_UCODE) \
                 -GUSE_ICE40_DSP=$(SIMB_$(1)_DSP) -GPLL_USE_PAD=$(SIMB_$(1)_PAD) -GSPAD_SPRAM=$(SIMB_$(1)_SPRAM) \
                 -GLOOP_DEPTH=$(SIMB_$(1)_LOOPS) -GUCODE_TWIN=$(SIMB_$(1)_TWIN) \
-                -GSPAD_2X=$(SIMB_$(1)_2X) -GARRAY_2X=$(SIMB_$(1)_2X)
+                -GSPAD_2X=$(SIMB_$(1)_2X) -GARRAY_2X=$(SIMB_$(1)_2X) -GOVERLAP=$(SIMB_$(1)_OVL)
 SIMB_DEFS     = -DSPU_SIM_BOARD=\"$(1)\" -DSPU_SIM_ROWS=$(SIMB_ROWS) -DSPU_SIM_COLS=$(SIMB_COLS) \
                 -DSPU_SIM_LANES=1 -DSPU_SIM_CLKS_PER_BIT=$(call SIMB_CPB,$(1)) -DSPU_SIM_CLOCK_HZ=$(SIMB_$(1)_CLK)000000 \
                 -DSPU_SIM_CLK2X=$(SIMB_$(1)_2X)

@@ -72,6 +72,7 @@ int spu_cmd_info(int argc, char **argv)
         cJSON_AddBoolToObject(o, "chained_streams", (in.features & SPU_FEATURE_CHAIN) != 0);
         cJSON_AddBoolToObject(o, "array_buses", (in.features & SPU_FEATURE_BUS) != 0);
         cJSON_AddBoolToObject(o, "k_step_pairs", (in.features & SPU_FEATURE_PAIR) != 0);
+        cJSON_AddBoolToObject(o, "overlapped_issue", (in.features & SPU_FEATURE_OVERLAP) != 0);
         char *txt = cJSON_PrintUnformatted(o);
         puts(txt ? txt : "{}");
         free(txt);
@@ -96,6 +97,11 @@ int spu_cmd_info(int argc, char **argv)
         printf("k-step pairs %s\n", (in.features & SPU_FEATURE_PAIR)
                                      ? "yes: two k-steps of an mm a cycle where the rule allows (docs/isa.md \"k-step pairs\")"
                                      : "no");
+        printf("overlapped issue %s\n",
+               (in.features & SPU_FEATURE_OVERLAP)
+                   ? "yes: an instruction's fetch shares the last cycle of the one before it where the rule allows "
+                     "(docs/isa.md \"Overlapped issue\")"
+                   : "no");
         printf("isa hash     0x%08x (%s)\n", in.isa_hash, isa_ok ? "matches host" : "DIFFERS from host");
         if (in.clock_hz)
             printf("clock        %u Hz\n", in.clock_hz);

@@ -30,6 +30,15 @@ static int gen_verilog(void)
         printf("localparam [25:0] OPMASK_%-8s = 26'h%07x; // format %s\n", spu_isa_table[i].name,
                spu_format_table[spu_isa_table[i].format].mask & 0x03FFFFFFu,
                spu_format_table[spu_isa_table[i].format].name);
+    printf("\n// the register fields each opcode's format names (bit = opcode; spu_format_regs;\n"
+           "// overlapped issue's hazard check, docs/isa.md)\n");
+    for (unsigned f = 0; f < 3; f++) {
+        uint64_t v = 0;
+        for (size_t i = 0; i < spu_isa_table_len; i++)
+            if (spu_format_regs(spu_isa_table[i].format) & (1u << f))
+                v |= 1ull << spu_isa_table[i].opcode;
+        printf("localparam [63:0] REGS_%c = 64'h%016llx;\n", "ABC"[f], (unsigned long long)v);
+    }
     printf("\n// base cost in cycles\n");
     for (size_t i = 0; i < spu_isa_table_len; i++)
         printf("localparam integer CYC_%-8s = %u;\n", spu_isa_table[i].name, spu_isa_table[i].cycles);

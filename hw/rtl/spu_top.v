@@ -35,7 +35,8 @@ module spu_top #(
     parameter integer CHAIN        = 1,               // 1: chained streams (sim; spu_load_unit); the boards pass 0
     parameter integer UCODE_TWIN   = 0,               // 1: the microcode store twice (spu_core; the iCEBreaker's SPRAM build)
     parameter integer SPAD_2X      = 0,               // 1: SPRAM requests taken mid-cycle on clk2x_i (spu_core; design C, docs/fpga.md)
-    parameter integer ARRAY_2X     = 0                // 1: the array on clk2x_i, k-step pairs (spu_core; INFO features bit 4)
+    parameter integer ARRAY_2X     = 0,               // 1: the array on clk2x_i, k-step pairs (spu_core; INFO features bit 4)
+    parameter integer OVERLAP      = 0                // 1: overlapped issue (spu_sequencer; INFO features bit 5)
 ) (
     input  wire       clk_i,
     input  wire       clk2x_i,           // SPAD_2X: twice clk_i, rising edges aligned (else unused)
@@ -134,7 +135,7 @@ module spu_top #(
         .ROWS(ROWS), .COLS(COLS), .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS),
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES), .FORMATS(FORMATS),
         .RTL_VERSION(RTL_VERSION), .CLOCK_HZ(CLOCK_HZ), .CNT_WIDTH(CNT_WIDTH),
-        .LINK_BAUD(P_BAUD), .FEATURES({27'd0, (ARRAY_2X != 0), (BROADCAST != 0), (P_CHAIN != 0), (SPAD_SPRAM != 0), (VECTOR != 0)})
+        .LINK_BAUD(P_BAUD), .FEATURES({26'd0, (OVERLAP != 0), (ARRAY_2X != 0), (BROADCAST != 0), (P_CHAIN != 0), (SPAD_SPRAM != 0), (VECTOR != 0)})
     ) u_engine (
         .clk_i(clk_i), .rst_i(rst_i),
         .rx_valid_i(rx_valid), .rx_ready_o(rx_ready), .rx_data_i(rx_data),
@@ -158,7 +159,7 @@ module spu_top #(
         .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .DRAIN_LANES(DRAIN_LANES),
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(BROADCAST), .CNT_WIDTH(CNT_WIDTH), .CNT_RAM(CNT_RAM),
         .FORMATS(FORMATS), .VECTOR(VECTOR), .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(P_CHAIN),
-        .UCODE_TWIN(UCODE_TWIN), .SPAD_2X(SPAD_2X), .ARRAY_2X(ARRAY_2X)
+        .UCODE_TWIN(UCODE_TWIN), .SPAD_2X(SPAD_2X), .ARRAY_2X(ARRAY_2X), .OVERLAP(OVERLAP)
     ) u_core (
         .clk_i(clk_i), .clk2x_i(clk2x_i), .rst_i(rst_i),
         .spad_req_valid_i(spad_req_valid), .spad_req_ready_o(spad_req_ready),

@@ -266,6 +266,12 @@ TEST(BadInput, UriKeysAndValuesAreExplained)
         EXPECT_EQ(r.code, 1) << bad << ": " << r.out;
         EXPECT_NE(r.out.find("pair="), std::string::npos) << bad << ": " << r.out;
     }
+    // overlap: 0 or 1 (INFO features bit 5, docs/isa.md "Overlapped issue")
+    r = sh(kSpu + " info --device 'model?overlap=2'");
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("overlap=2"), std::string::npos) << r.out;
+    r = sh(kSpu + " gemm --device 'model?overlap=1' --m 9 --n 7 --k 5");
+    EXPECT_EQ(r.code, 0) << r.out;
 }
 
 TEST(BadInput, NumbersAreDecimalAndSeedConflictsWithFiles)

@@ -134,6 +134,39 @@ TEST(PerfGemm, CyclesExactOnPairModel)
                  random_shapes(10, 17, 60, 1500));
 }
 
+// Overlapped issue (INFO features bit 5, docs/isa.md "Overlapped issue"; the
+// HX8K's OVERLAP=1 build): an instruction's FETCH shares the last EXEC cycle
+// of the one before it where the rule allows. The HX8K's shape (drain-bound
+// blocks of one lane, small K where the scalar loop was the bottleneck), the
+// one-block kernel (4x4), and the 8x8 default with chained streams and buses.
+const char *kOverlapBoardModel = "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&vector=0&chain=0"
+                                 "&formats=1&overlap=1";
+TEST(PerfGemm, CyclesExactOnOverlapModel)
+{
+    auto shapes = random_shapes(10, 18, 60, 1500);
+    for (auto s : random_shapes(8, 19, 40, 12))   // small K: the scalar issue bound
+        shapes.push_back(s);
+    shapes.push_back({4, 4, 1});
+    shapes.push_back({4, 4, 2});
+    shapes.push_back({3, 2, 40});                 // one block, K past the drain
+    shapes.push_back({9, 7, 33});
+    shapes.push_back({8, 12, 1});
+    expect_exact(kOverlapBoardModel, shapes);
+    auto big = random_shapes(8, 20, 150, 700);
+    for (auto s : random_shapes(6, 21, 70, 10))
+        big.push_back(s);
+    big.push_back({8, 8, 3});
+    big.push_back({40, 40, 2});
+    big.push_back({8, 8, 8193});                  // two k pieces, the second of one step
+    expect_exact("model?overlap=1", big);
+    expect_exact("model?overlap=1&bus=0", random_shapes(6, 22, 70, 40));   // systolic
+    expect_exact("model?overlap=1&banks=1&spad=12288", random_shapes(6, 23, 70, 40));
+    // with k-step pairs too (the rule is the model's, whatever the stream)
+    expect_exact("model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&chain=0&formats=1"
+                 "&pair=1&overlap=1",
+                 random_shapes(8, 24, 60, 60));
+}
+
 TEST(PerfGemm, CyclesExactOnSim)
 {
     expect_exact("sim", {{5, 3, 17}, {37, 29, 61}, {9, 70, 100}});
@@ -427,6 +460,21 @@ TEST(PerfVec, CyclesExactOnModel)
     EXPECT_LE(es.max(), 0.03);
 }
 
+// The bias kernel (gemm_bias.s: add a_panel and add bias_p overlap only on
+// the loops' last pass, their back edges name the register they write), the
+// other outs and the vector kernels with overlapped issue.
+TEST(PerfGemm, EpilogueAndVectorExactOnOverlapModel)
+{
+    ErrStats es;
+    expect_epi_exact("model?overlap=1", 30, 26, &es);
+    expect_epi_exact("model?overlap=1&lanes=1&banks=2&spad=32768", 15, 27, &es);
+    expect_epi_exact("model?overlap=1&chain=0&bus=0", 10, 28, &es);
+    expect_vec_exact("model?overlap=1", 35, &es);
+    expect_vec_exact("model?overlap=1&rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1", 36, &es);
+    expect_vec_exact("model?overlap=1&banks=1&spad=12288", 37, &es);
+    EXPECT_EQ(es.max(), 0);
+}
+
 TEST(PerfVec, BadInput)
 {
     spu_perf_hw hw;
@@ -494,6 +542,14 @@ TEST(PerfGemm, PieceCyclesWithPanelsAcrossBanks)
         {0, 512, 40, 3, 2},     // A crosses into bank 1 where B starts: some conflicts
         {960, 1024, 16, 2, 3},  // both cross bank boundaries
         {0, 0, 30, 2, 2},       // A and B the same panels: every step conflicts
+    });
+    // with overlapped issue (the scalar loop bound at kc 3 and 1)
+    expect_piece_cycles("model?banks=8&spad=8192&overlap=1", 6144, {
+        {0, 512, 40, 3, 2},
+        {960, 1024, 16, 2, 3},
+        {0, 0, 30, 2, 2},
+        {0, 1024, 3, 2, 3},
+        {0, 1024, 1, 3, 2},
     });
 }
 
@@ -797,6 +853,7 @@ TEST(PerfHw, ShippedFilesLoad)
             EXPECT_EQ(hw.chain, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
             EXPECT_EQ(hw.idle_flag, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
             EXPECT_EQ(hw.pair, std::string(f) == "spu-icebreaker-2x.json" ? 1u : 0u) << f;
+            EXPECT_EQ(hw.overlap, std::string(f) == "spu-hx8k.json" ? 1u : 0u) << f;   // OVERLAP=1
         }
     }
 }
@@ -821,10 +878,27 @@ TEST(PerfHw, SaveLoadRoundTrip)
     EXPECT_EQ(b.spram, 1u);       // the iCEBreaker's SPRAM scratchpad (default 0)
     EXPECT_EQ(b.spad_bytes, 131072u);
     EXPECT_EQ(b.idle_flag, 0u);   // saved as 0, not taken from the defaults (1)
+    EXPECT_EQ(b.overlap, 0u);
     std::ifstream f(p);
     std::stringstream ss;
     ss << f.rdbuf();
     EXPECT_NE(ss.str().find("\"shapes_fit\""), std::string::npos);
+    // overlapped issue: the file's flag round-trips, and INFO's features bit 5
+    ASSERT_EQ(spu_perf_hw_load(&a, (kSrc + "/perf/hw/spu-hx8k.json").c_str(), err, sizeof err), 0) << err;
+    EXPECT_EQ(a.overlap, 1u);
+    ASSERT_EQ(spu_perf_hw_save(&a, p.c_str(), nullptr), 0);
+    ASSERT_EQ(spu_perf_hw_load(&b, p.c_str(), err, sizeof err), 0) << err;
+    EXPECT_EQ(b.overlap, 1u);
+    spu_info_t in;
+    spu_perf_hw_to_info(&b, &in);
+    EXPECT_EQ(in.features & SPU_FEATURE_OVERLAP, SPU_FEATURE_OVERLAP);
+    EXPECT_EQ(in.features & (SPU_FEATURE_CHAIN | SPU_FEATURE_PAIR), 0u);
+    spu_perf_hw c;
+    spu_perf_hw_from_info(&c, &in);
+    EXPECT_EQ(c.overlap, 1u);
+    in.features &= ~SPU_FEATURE_OVERLAP;
+    spu_perf_hw_from_info(&c, &in);
+    EXPECT_EQ(c.overlap, 0u);
 }
 
 TEST(PerfHw, BadFilesAreRefused)
@@ -846,6 +920,8 @@ TEST(PerfHw, BadFilesAreRefused)
         {"{\"pair\": 1}", "pair = 1 needs spram = 1"},
         {"{\"pair\": 1, \"spram\": 1, \"chain\": 0, \"bus\": 0}", "pair = 1 needs spram = 1"},
         {"{\"idle_flag\": 2}", "idle_flag"},
+        {"{\"overlap\": 2}", "overlap"},
+        {"{\"overlap\": \"yes\"}", "overlap"},
     };
     for (auto &c : cases) {
         const std::string p = tmp("bad.json");
@@ -1144,6 +1220,36 @@ TEST(PerfCli, BenchGemmCountsShapesAtTheIdeal)
     }
     auto t = sh(kSpu + " bench gemm --device model --shapes 8x8x8,16x16x64");
     EXPECT_NE(t.out.find("ideal array:   2 of 2 shapes at or above"), std::string::npos) << t.out;
+}
+
+// Overlapped issue through the CLI: spu info shows it (text and JSON), and
+// spu bench gemm on the HX8K-shaped overlap model predicts every shape's
+// cycles exactly (the bench's own model comes from INFO's features).
+TEST(PerfCli, OverlappedIssueInfoAndBench)
+{
+    const std::string dev = kOverlapBoardModel;
+    auto r = sh(kSpu + " info --device '" + dev + "'");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("overlapped issue yes"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("docs/isa.md \"Overlapped issue\""), std::string::npos) << r.out;
+    r = sh(kSpu + " info --device '" + dev + "' --json");
+    EXPECT_NE(r.out.find("\"overlapped_issue\":true"), std::string::npos) << r.out;
+    r = sh(kSpu + " info --device model");
+    EXPECT_NE(r.out.find("overlapped issue no"), std::string::npos) << r.out;
+    r = sh(kSpu + " info --device model --json");
+    EXPECT_NE(r.out.find("\"overlapped_issue\":false"), std::string::npos) << r.out;
+    r = sh(kSpu + " bench gemm --device '" + dev + "' --shapes 4x4x1,4x4x40,8x8x2,16x16x16,30x20x7 --json");
+    ASSERT_EQ(r.code, 0) << r.out;
+    cJSON *j = cJSON_Parse(r.out.c_str());
+    ASSERT_NE(j, nullptr) << r.out;
+    cJSON *res = cJSON_GetObjectItem(j, "results");
+    ASSERT_EQ(cJSON_GetArraySize(res), 5) << r.out;
+    for (int i = 0; i < 5; i++) {
+        cJSON *o = cJSON_GetArrayItem(res, i);
+        EXPECT_EQ(cJSON_GetObjectItem(o, "cycles")->valuedouble, cJSON_GetObjectItem(o, "predicted_cycles")->valuedouble)
+            << i;
+    }
+    cJSON_Delete(j);
 }
 
 TEST(PerfCli, BenchGemmKinds)

@@ -7,9 +7,11 @@
 #        (BROADCAST=1): the sim default
 #   c4 : 4x4,   8 KiB in 2 banks,  256 microcode words: the iCE40 boards' shape --
 #        broadcast array, 32-bit counters in an EBR (CNT_RAM=1), one accumulator
-#        drained per cycle (DRAIN_LANES=1)
-#   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word)
-#        and the systolic array (BROADCAST=0: operands skewed through the tiles)
+#        drained per cycle (DRAIN_LANES=1); overlapped issue (OVERLAP=1, as the
+#        HX8K)
+#   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word),
+#        the systolic array (BROADCAST=0: operands skewed through the tiles) and
+#        overlapped issue (OVERLAP=1)
 #   c4s: c4 with the iCEBreaker's scratchpad: 128 KiB in 2 banks of single-port
 #        SPRAM (SPAD_SPRAM=1, spu_spram_model; an mm waits for the drain), its
 #        requests registered and taken mid-cycle (SPAD_2X=1, spu_spram MID), and
@@ -18,7 +20,7 @@
 #        clk2x_i at twice clk_i. The board simulator sim?board=icebreaker has
 #        neither.
 #   c4f: c4 carrying every array format (FORMATS 0x1F9D): bf16 and MX on the
-#        boards' broadcast wiring
+#        boards' broadcast wiring; without overlapped issue
 # c8 and c8n carry every array format (FORMATS 0x1F9D, as spu-sim);
 # c4 carries int8 only (the boards' FORMATS = 1). c8 and c8n carry the vector
 # unit (VECTOR=1, as spu-sim), c4 does not (the boards).
@@ -34,15 +36,16 @@ RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
 RTLC_CFGS    := c8 c4 c8n c4s c4f
 RTLC_8X8     := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'h1F9D -GVECTOR=1 -GCHAIN=1
 RTLC_GEOM_c8 := $(RTLC_8X8) -GBROADCAST=1
-RTLC_GEOM_c4 := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
+RTLC_4X4     := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
-RTLC_GEOM_c8n := $(RTLC_8X8) -GDRAIN_LANES=1 -GBROADCAST=0
+RTLC_GEOM_c4 := $(RTLC_4X4) -GOVERLAP=1
+RTLC_GEOM_c8n := $(RTLC_8X8) -GDRAIN_LANES=1 -GBROADCAST=0 -GOVERLAP=1
 RTLC_GEOM_c4s := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=131072 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                  -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1 -GSPAD_SPRAM=1 -GUCODE_TWIN=1 -GSPAD_2X=1 \
                  -GUSE_ICE40_DSP=1 -GARRAY_2X=1
 # c4f: c4 (the boards' broadcast array wiring) carrying every array format:
 # bf16 and MX on the BROADCAST = 1 path
-RTLC_GEOM_c4f := $(RTLC_GEOM_c4) -GFORMATS=32\'h1F9D
+RTLC_GEOM_c4f := $(RTLC_4X4) -GFORMATS=32\'h1F9D
 RTLC_TEST    := $(BUILD)/tests/spu_rtl_core_tests
 RTLC_VLROOT  := $(shell verilator --getenv VERILATOR_ROOT 2>/dev/null || echo /usr/share/verilator)
 RTLC_VLINC   := $(RTLC_VLROOT)/include

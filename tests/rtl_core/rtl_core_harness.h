@@ -36,6 +36,7 @@ struct Geom {
     uint32_t bus = 0;   // BROADCAST of the build: 1 = row / column buses, no skew
     uint32_t clk2x = 0; // SPAD_2X of the build: the harness drives clk2x_i at twice clk_i
     uint32_t pair = 0;  // ARRAY_2X of the build: k-step pairs (docs/isa.md "mm")
+    uint32_t overlap = 0; // OVERLAP of the build: overlapped issue (docs/isa.md)
     uint32_t word_bytes() const { return rows > cols ? rows : cols; }
 };
 
@@ -251,8 +252,8 @@ inline std::unique_ptr<CoreBase> make_core(int which)
     if (which == 5) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4s>({4, 4, 131072, 2, 256, 4, 1, 0x1, 0, 1, 0, 1, 1, 1}));
     if (which == 6) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4f>({4, 4, 8192, 2, 256, 4, 1, 0x1F9D, 0, 0, 0, 1}));
     if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x1F9D, 1, 0, 1, 1}));
-    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x1F9D, 1, 0, 1}));
-    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1, 0, 0, 0, 1}));
+    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x1F9D, 1, 0, 1, 0, 0, 0, 1}));
+    return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1, 0, 0, 0, 1, 0, 0, 1}));
 }
 inline std::string core_name(int which)
 {

@@ -26,12 +26,14 @@ namespace {
 // "Scratchpad in SPRAM"; two nested loops), the HX8K's 8 KiB of EBR;
 // icebreaker-ebr is the iCEBreaker's SPAD_SPRAM=0 build (8 KiB of EBR, four loops).
 // The SPRAM build has the second clock and k-step pairs (SPAD_2X, ARRAY_2X:
-// docs/isa.md "k-step pairs"), int8 only.
+// docs/isa.md "k-step pairs"), int8 only. The HX8K has overlapped issue
+// (OVERLAP: docs/isa.md "Overlapped issue").
 bool is_spram(const std::string &b) { return b == "icebreaker"; }
 uint32_t board_spad(const std::string &b) { return is_spram(b) ? 131072u : 8192u; }
 std::string board_model(const std::string &b)
 {
     return is_spram(b) ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&loops=2&pair=1&formats=1"
+         : b == "hx8k" ? "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0&overlap=1"
                        : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
 }
 // the boards' clocks (the tops' CLK_MHZ defaults): the HX8K at 48 MHz, the
@@ -61,6 +63,7 @@ TEST_P(BoardSim, InfoReportsTheBoardShapeClockAndBaud)
     EXPECT_EQ((in.features & SPU_FEATURE_SPRAM) != 0, is_spram(GetParam()));
     EXPECT_EQ(in.features & SPU_FEATURE_CHAIN, 0u);   // the boards' CHAIN = 0 (docs/fpga.md)
     EXPECT_EQ((in.features & SPU_FEATURE_PAIR) != 0, is_spram(GetParam()));
+    EXPECT_EQ((in.features & SPU_FEATURE_OVERLAP) != 0, GetParam() == std::string("hx8k"));
     EXPECT_EQ(in.ucode_words, 256u);
     EXPECT_EQ(in.drain_lanes, 1u);
     // the HX8K and the iCEBreaker's SPRAM build carry two loop-stack

@@ -99,6 +99,11 @@ const spu_insn_desc *spu_isa_by_mnemonic(const char *mnemonic);
 const spu_dtype_desc *spu_dtype_by_code(unsigned code);
 const spu_dtype_desc *spu_dtype_by_key(const char *key);
 
+/* The register fields a format names, from its operand list: bit 0 rA,
+ * bit 1 rB, bit 2 rC (docs/isa.md "Overlapped issue": an instruction that
+ * names a register the one before it writes is not overlapped). */
+unsigned spu_format_regs(int format);
+
 /* Encode: 0 or SPU_EINVAL when an operand does not fit its field. */
 int spu_isa_encode(const spu_insn *in, uint32_t *word);
 /* Decode: 0, or SPU_EINVAL for an undefined opcode or a set reserved bit. */

@@ -54,6 +54,11 @@ typedef struct spu_model_config {
                                    the rule allows, the wave span 3;
                                    needs spram = 1, bus = 1, chain = 0
                                    and formats = int8 only            */
+    uint32_t overlap;           /* 1: overlapped issue (SPU_FEATURE_OVERLAP,
+                                   docs/isa.md "Overlapped issue"): an
+                                   instruction's FETCH shares the last
+                                   EXEC cycle of the one before it
+                                   unless the rule says otherwise     */
 } spu_model_config;
 
 /* Defaults: 8x8, 256 KiB in 4 banks, 1024 microcode words, 4 loops, a row

@@ -41,6 +41,10 @@ typedef struct spu_perf_hw {
     uint32_t pair;               /* 1: k-step pairs (INFO features bit 4, docs/isa.md
                                     "k-step pairs"): two k-steps a cycle where the rule
                                     allows; needs spram = 1, bus = 1, chain = 0          */
+    uint32_t overlap;            /* 1: overlapped issue (INFO features bit 5, docs/isa.md
+                                    "Overlapped issue"): an instruction's FETCH shares the
+                                    last EXEC cycle of the one before it where the rule
+                                    allows (the kernels' cycles, instruction by instruction) */
     uint32_t idle_flag;          /* 1: the host sees a run end by the device's idle flag,
                                     no link traffic (a simulator's stats page): one STATUS
                                     per run; 0: spu_wait polls STATUS (a board)           */

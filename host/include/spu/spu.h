@@ -104,6 +104,12 @@ typedef struct spu_device spu_device;
                                     even words in different banks and two or more steps
                                     are left; their products land 3 cycles after the
                                     read (docs/isa.md "k-step pairs") */
+#define SPU_FEATURE_OVERLAP 0x20u /* overlapped issue: an instruction's FETCH shares the
+                                    last EXEC cycle of the one before it (1 cycle + waits
+                                    an instruction) except after a branch, jmp, loop,
+                                    cfg or stride, before a cnt, and when it names a
+                                    register the one before writes (docs/isa.md
+                                    "Overlapped issue") */
 #define SPU_NARGS 8          /* kernel argument registers r1..r8 */
 
 typedef struct spu_info {

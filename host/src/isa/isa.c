@@ -37,6 +37,14 @@ const spu_insn_desc *spu_isa_by_opcode(unsigned opcode)
     return NULL;
 }
 
+unsigned spu_format_regs(int format)
+{
+    if (format < 0 || format >= SPU_FMT_COUNT)
+        return 0;
+    const char *ops = spu_format_table[format].operands;
+    return (strstr(ops, "rA") ? 1u : 0u) | (strstr(ops, "rB") ? 2u : 0u) | (strstr(ops, "rC") ? 4u : 0u);
+}
+
 const spu_insn_desc *spu_isa_by_mnemonic(const char *mnemonic)
 {
     for (size_t i = 0; i < spu_isa_table_len; i++)

@@ -1,6 +1,6 @@
 /*
  * backend_model.c -- device "model[?rows=R&cols=C&spad=BYTES&banks=N&ucode=WORDS
- * &loops=N&lanes=L&formats=F&vector=V&spram=S&chain=C&bus=B&pair=P]": the reference
+ * &loops=N&lanes=L&formats=F&vector=V&spram=S&chain=C&bus=B&pair=P&overlap=O]": the reference
  * model in process. Runs are executed to completion inside RUN (bounded by
  * the watchdog), so STATUS afterwards reports HALTED or TRAPPED.
  */
@@ -33,7 +33,8 @@ static int model_open(void **impl, const spu_uri *u)
         param_u32(u, "ucode", &cfg.ucode_words) || param_u32(u, "loops", &cfg.loop_depth) ||
         param_u32(u, "lanes", &cfg.drain_lanes) || param_u32(u, "formats", &cfg.formats) ||
         param_u32(u, "vector", &cfg.vector) || param_u32(u, "spram", &cfg.spram) ||
-        param_u32(u, "bus", &cfg.bus) || param_u32(u, "pair", &cfg.pair))
+        param_u32(u, "bus", &cfg.bus) || param_u32(u, "pair", &cfg.pair) ||
+        param_u32(u, "overlap", &cfg.overlap))
         return SPU_EINVAL;
     long chain;                          /* absent: 1, but 0 with spram=1 */
     const int chain_rc = spu_uri_long(u, "chain", 0, 0xFFFFFFFFL, &chain);
@@ -54,6 +55,9 @@ static int model_open(void **impl, const spu_uri *u)
     if (cfg.pair > 1 || (cfg.pair && (!cfg.spram || !cfg.bus || cfg.chain || cfg.formats != 1u << SPU_DTYPE_INT8)))
         return spu_uri_fail(u, SPU_EINVAL, "model option pair=%u: 0 or 1, and pair=1 needs spram=1, bus=1, "
                             "chain=0 and formats=1 (int8 only; docs/isa.md \"k-step pairs\")", cfg.pair);
+    if (cfg.overlap > 1)
+        return spu_uri_fail(u, SPU_EINVAL, "model option overlap=%u: 0 or 1 (docs/isa.md \"Overlapped issue\")",
+                            cfg.overlap);
     int rc = spu_model_create((spu_model **)impl, &cfg);
     if (rc)
         return spu_uri_fail(u, rc,
@@ -82,7 +86,7 @@ static int model_info(void *impl, spu_info_t *info)
     info->drain_lanes = c->drain_lanes ? c->drain_lanes : c->cols;
     info->features = (c->vector ? SPU_FEATURE_VECTOR : 0) | (c->spram ? SPU_FEATURE_SPRAM : 0) |
                      (c->chain ? SPU_FEATURE_CHAIN : 0) | (c->bus ? SPU_FEATURE_BUS : 0) |
-                     (c->pair ? SPU_FEATURE_PAIR : 0);
+                     (c->pair ? SPU_FEATURE_PAIR : 0) | (c->overlap ? SPU_FEATURE_OVERLAP : 0);
     snprintf(info->device, sizeof info->device, "model");
     return 0;
 }
@@ -193,5 +197,5 @@ const spu_backend_ops spu_backend_model = {
     .reset = model_reset,
     .ping = model_ping,
     .regs = model_regs,
-    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", "chain", "bus", "pair", NULL },
+    .keys = (const char *const[]){ "rows", "cols", "spad", "banks", "ucode", "loops", "lanes", "formats", "vector", "spram", "chain", "bus", "pair", "overlap", NULL },
 };

@@ -83,6 +83,7 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->chain = 1;
     cfg->bus = 1;
     cfg->pair = 0;
+    cfg->overlap = 0;
 }
 
 uint32_t spu_model_all_formats(void)
@@ -129,6 +130,7 @@ void spu_model_config_from_info(spu_model_config *cfg, const spu_info_t *info)
     cfg->chain = (info->features & SPU_FEATURE_CHAIN) ? 1 : 0;
     cfg->bus = (info->features & SPU_FEATURE_BUS) ? 1 : 0;
     cfg->pair = (info->features & SPU_FEATURE_PAIR) ? 1 : 0;
+    cfg->overlap = (info->features & SPU_FEATURE_OVERLAP) ? 1 : 0;
 }
 
 static uint32_t word_bytes_of(const spu_model_config *c)
@@ -149,7 +151,8 @@ int spu_model_create(spu_model **out, const spu_model_config *cfg)
         (cfg->formats && !(cfg->formats & (1u << SPU_DTYPE_INT8))) ||
         cfg->spram > 1 || (cfg->spram && cfg->vector) || cfg->chain > 1 || (cfg->chain && cfg->spram) ||
         cfg->pair > 1 || (cfg->pair && (!cfg->spram || !cfg->bus || cfg->chain ||
-                                         cfg->formats != 1u << SPU_DTYPE_INT8)))
+                                         cfg->formats != 1u << SPU_DTYPE_INT8)) ||
+        cfg->overlap > 1)
         return SPU_EINVAL;
     spu_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -842,6 +845,34 @@ static int exec_vec(spu_model *m, unsigned op, uint32_t ra, uint32_t rb, uint32_
     return 0;
 }
 
+/* Overlapped issue (docs/isa.md "Overlapped issue"): whether the FETCH of
+ * the instruction at `next` shares the last EXEC cycle of the one just
+ * executed (opcode op, writing register rd, or rd <= 0). Not after a
+ * change of flow the FETCH cannot foresee (bne, blt, jmp, loop: taken or
+ * not) or a cfg / stride (the st checks read them the cycle after), not
+ * before a cnt (it waits in its own FETCH), and not when the next word
+ * names rd in a register field of its opcode's format (its registers are
+ * read in that FETCH, while rd is written). A word outside the store
+ * names nothing. */
+static int overlaps(const spu_model *m, unsigned op, int rd, uint32_t next)
+{
+    if (!m->cfg.overlap || op == SPU_OP_BNE || op == SPU_OP_BLT || op == SPU_OP_JMP ||
+        op == SPU_OP_LOOP || op == SPU_OP_CFG || op == SPU_OP_STRIDE)
+        return 0;
+    const uint32_t w = next < m->cfg.ucode_words ? m->ucode[next] : 0;
+    const spu_insn_desc *nd = spu_isa_by_opcode(w >> 26);
+    if (nd && nd->opcode == SPU_OP_CNT)
+        return 0;
+    if (rd > 0 && nd) {
+        const unsigned regs = spu_format_regs(nd->format);
+        if (((regs & 1u) && ((w >> 22) & 15u) == (unsigned)rd) ||
+            ((regs & 2u) && ((w >> 18) & 15u) == (unsigned)rd) ||
+            ((regs & 4u) && ((w >> 14) & 15u) == (unsigned)rd))
+            return 0;
+    }
+    return 1;
+}
+
 int spu_model_step(spu_model *m)
 {
     if (m->state != SPU_STATE_RUNNING)
@@ -1038,6 +1069,10 @@ int spu_model_step(spu_model *m)
         }
     }
     m->pc = next;
+    if (overlaps(m, in.opcode, rd, next)) {   /* the next FETCH is this EXEC's last cycle */
+        m->now--;
+        m->cnt[SPU_CNT_CYCLES] = m->now;
+    }
     return 1;
 }
 

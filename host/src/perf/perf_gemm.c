@@ -93,19 +93,34 @@ typedef struct piece_cost {
  * go through the tensor unit's one-entry queue and run back to back; with
  * chained streams, docs/isa.md "Chained streams", the queue has two entries
  * and an st's token travels with the next mm's first step when that mm is
- * queued in time):
- *   cfg, loop r5                            2 x 2
- *   per row block:  loop r6                 2
- *     per column block: mm  2 + queue wait  stream: 1 launch + mm_stream (kc + conflicts,
- *                                                   fewer with k-step pairs)
- *                       st  2 + queue wait  token: 1 slot, drain after the wave
- *                       add, add, add       3 x 2
- *   per row block:  add, sub, li            3 x 2
+ * queued in time). Overlapped issue (hw->overlap, INFO features bit 5,
+ * docs/isa.md "Overlapped issue"): an instruction marked "ov" overlaps the
+ * next one (whose FETCH is then its last EXEC cycle: one cycle less, its
+ * waits unchanged); "-" never does (cfg, loop, halt):
+ *                                                                        ov?
+ *   cfg, loop r5                            2 x 2                        -, -
+ *   per row block:  loop r6                 2                            -
+ *     per column block: mm  2 + queue wait  stream: 1 launch + mm_stream  ov (next: st)
+ *                                                   (kc + conflicts, fewer with k-step pairs)
+ *                       st  2 + queue wait  token: 1 slot, drain after   ov (next: add)
+ *                                           the wave
+ *                       add r3, add r2      2 x 2                        ov, ov (next names
+ *                                                                        neither r3 nor r2)
+ *                       add b_back          2                            ov (next: mm r1, r2, r4
+ *                                                                        or, after the last
+ *                                                                        column, add r1)
+ *   per row block:  add r1, sub r2, li b_back  3 x 2                     ov, ov, ov (li's next:
+ *                                                                        loop r6 or halt)
  *   halt                                    2 + wait for the tensor unit (not the drain)
+ * In gemm_int8.s no register an instruction writes is named by the next one,
+ * the loops' back edges included, so with overlapped issue the inner loop
+ * issues in 5 cycles (10 without) and the row's add, sub, li, loop in 5 (8).
  * The recurrence below is that rule, block by block (exact, O(blocks)).
  */
 typedef struct tu_time {
     int chain;
+    uint64_t ov;                      /* overlapped issue: 1 (mm and st overlap the next
+                                         instruction in every kernel), else 0 */
     uint64_t launch, launch_prev, engine, mmfree, last, idle, st_ready, drain_idle;
     uint64_t span, C, D, gap;         /* span: read to last tile (R + C; buses 2;
                                          k-step pairs 3);
@@ -118,13 +133,15 @@ typedef struct tu_time {
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* A tensor instruction whose FETCH is at *T: its queue entry cycle (the
- * previous command has launched, or with two entries the one before it). */
+ * previous command has launched, or with two entries the one before it).
+ * *T moves to the next FETCH: 2 + the wait, one less with overlapped issue
+ * (the kernels' mm and st always overlap the next instruction). */
 static uint64_t tu_enter(tu_time *u, uint64_t *T, uint64_t *stall)
 {
     const uint64_t before = !u->chain || u->tok_pending ? u->launch : u->launch_prev;
     const uint64_t e = max64(*T + 1, before), w = e - (*T + 1);
     *stall += w;
-    *T += 2 + w;
+    *T += 2 + w - u->ov;
     return e;
 }
 
@@ -209,13 +226,22 @@ typedef struct kern {
 } kern;
 
 /*
- * firmware/gemm_bias.s on the same rule:
- *   cfg, li, li, mov, loop r6               5 x 2
- *   per column block: bias  2 + wait until the tensor unit is idle and the
- *                           last st's drain has landed (G + D + 2) + its words
- *                     mov, loop r5          2 x 2
- *     per row block:  mm, st, add, add      as above
- *                     add, add              2 x 2
+ * firmware/gemm_bias.s on the same rule (a_panel r9, b_panel r10, bias_p
+ * r11, bias_step r12; mov = addi; "ov?" as above):
+ *                                                                        ov?
+ *   cfg, li r11, li r12, mov r10, loop r6   5 x 2                        -, ov, ov, ov, -
+ *   per column block: bias r11  2 + wait until the tensor unit is idle   ov (next: mov r9)
+ *                           and the last st's drain has landed
+ *                           (G + D + 2) + its words
+ *                     mov r9, loop r5       2 x 2                        ov (next: loop r5), -
+ *     per row block:  mm, st, add r3        as above                     ov, ov, ov
+ *                     add r9                2                            ov after the last row
+ *                                                                        block only: the back
+ *                                                                        edge's mm r9, ... names r9
+ *                     add r10               2                            ov
+ *                     add r11               2                            ov after the last column
+ *                                                                        block only: the back
+ *                                                                        edge's bias r11 names r11
  *   halt
  */
 static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, uint64_t nbi,
@@ -225,6 +251,8 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
     tu_time u;
     memset(&u, 0, sizeof u);
     u.chain = hw->chain && !hw->spram;
+    u.ov = hw->overlap ? 1 : 0;
+    const uint64_t ov = u.ov;
     u.bus = hw->bus != 0;
     u.span = hw->pair ? 3 : u.bus ? 2 : (uint64_t)hw->rows + hw->cols;   /* spu_model_wave_span */
     u.C = hw->cols;
@@ -235,7 +263,7 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
         u.gap = 1 + max64(u.D, h);      /* spu_model_st_gap, docs/isa.md "Chained streams" */
     }
     const uint64_t bs = hw->spad_bytes / hw->spad_banks;
-    if (kn->block) {            /* gemm_int8_block.s: cfg, mm, st, halt */
+    if (kn->block) {            /* gemm_int8_block.s: cfg (-), mm (ov), st (ov), halt */
         uint64_t T = COST_CFG;
         const uint64_t S = mm_stream(hw, a_base, b_base, kc, &pc.stall_bank);
         tu_mm(&u, tu_enter(&u, &T, &pc.stall_drain), S, a_base / bs == b_base / bs, (int)hw->spram);
@@ -248,7 +276,7 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
         return pc;
     }
     const uint64_t outer = kn->bias ? nbi : mbi, inner = kn->bias ? mbi : nbi;
-    uint64_t T = kn->bias ? COST_CFG + 2 * COST_LI + COST_ADDI + COST_LOOP
+    uint64_t T = kn->bias ? COST_CFG + 2 * COST_LI + COST_ADDI + COST_LOOP - 3 * ov
                           : COST_CFG + COST_LOOP;
     pc.instret = kn->bias ? 5 + nbi * (3 + 4 * mbi + 2) + 1 : 2 + mbi * (1 + 5 * nbi + 3) + 1;
     for (uint64_t o = 0; o < outer; o++) {
@@ -257,9 +285,9 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
             const uint64_t ready = max64(u.idle, u.drain_idle);
             const uint64_t w = ready > T + 1 ? ready - (T + 1) : 0;
             pc.stall_drain += w;
-            T += COST_BIAS + w + kn->bias_words;
+            T += COST_BIAS + w + kn->bias_words - ov;
         }
-        T += kn->bias ? COST_ADDI + COST_LOOP : COST_LOOP;
+        T += kn->bias ? COST_ADDI - ov + COST_LOOP : COST_LOOP;
         for (uint64_t q = 0; q < inner; q++) {
             const uint64_t i = kn->bias ? q : o, j = kn->bias ? o : q;
             const uint64_t a0 = a_base + i * panel, b0 = b_base + j * panel;
@@ -268,9 +296,11 @@ static piece_cost piece_k(const spu_perf_hw *hw, const kern *kn, uint64_t mbi, u
             pc.stall_bank += cf;
             tu_mm(&u, tu_enter(&u, &T, &pc.stall_drain), S, a0 / bs == b0 / bs, (int)hw->spram);
             tu_st(&u, tu_enter(&u, &T, &pc.stall_drain));
-            T += kn->bias ? 2 * COST_ADD : 3 * COST_ADD;
+            /* bias: add r3 overlaps, add a_panel only before add b_panel */
+            T += kn->bias ? 2 * COST_ADD - ov - (q + 1 == inner ? ov : 0) : 3 * COST_ADD - 3 * ov;
         }
-        T += kn->bias ? 2 * COST_ADD : COST_ADD + COST_SUB + COST_LI;
+        /* bias: add b_panel overlaps, add bias_p only before halt */
+        T += kn->bias ? 2 * COST_ADD - ov - (o + 1 == outer ? ov : 0) : COST_ADD + COST_SUB + COST_LI - 3 * ov;
     }
     tok_settle(&u);
     const uint64_t ready = u.idle;        /* halt: the tensor unit (the last drain goes on after it) */

@@ -85,6 +85,7 @@ void spu_perf_hw_from_info(spu_perf_hw *hw, const spu_info_t *in)
     hw->chain = (in->features & SPU_FEATURE_CHAIN) ? 1 : 0;
     hw->bus = (in->features & SPU_FEATURE_BUS) ? 1 : 0;
     hw->pair = (in->features & SPU_FEATURE_PAIR) ? 1 : 0;
+    hw->overlap = (in->features & SPU_FEATURE_OVERLAP) ? 1 : 0;
     hw->idle_flag = !strcmp(in->device, "sim");   /* the simulators' stats page (docs/sim.md) */
     hw->clock_hz = in->clock_hz ? in->clock_hz : 12e6;
     hw->wall_clock_hz = hw->clock_hz;
@@ -110,7 +111,8 @@ void spu_perf_hw_to_info(const spu_perf_hw *hw, spu_info_t *in)
     in->ucode_words = hw->ucode_words;
     in->drain_lanes = hw->drain_lanes;
     in->features = (hw->spram ? SPU_FEATURE_SPRAM : 0) | (hw->chain ? SPU_FEATURE_CHAIN : 0) |
-                   (hw->bus ? SPU_FEATURE_BUS : 0) | (hw->pair ? SPU_FEATURE_PAIR : 0);
+                   (hw->bus ? SPU_FEATURE_BUS : 0) | (hw->pair ? SPU_FEATURE_PAIR : 0) |
+                   (hw->overlap ? SPU_FEATURE_OVERLAP : 0);
     in->clock_hz = (uint32_t)hw->clock_hz;
     in->formats = 1;
     set_str(in->device, sizeof in->device, hw->name);
@@ -177,7 +179,7 @@ int spu_perf_hw_load(spu_perf_hw *hw, const char *path, char *err, size_t errlen
     static const struct { const char *key; size_t off; } flags[] = {
         { "spram", offsetof(spu_perf_hw, spram) }, { "chain", offsetof(spu_perf_hw, chain) },
         { "bus", offsetof(spu_perf_hw, bus) }, { "pair", offsetof(spu_perf_hw, pair) },
-        { "idle_flag", offsetof(spu_perf_hw, idle_flag) },
+        { "overlap", offsetof(spu_perf_hw, overlap) }, { "idle_flag", offsetof(spu_perf_hw, idle_flag) },
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !rc; i++) {
         cJSON *v = cJSON_GetObjectItemCaseSensitive(root, flags[i].key);
@@ -274,6 +276,7 @@ int spu_perf_hw_save(const spu_perf_hw *hw, const char *path, const char *extra_
         cJSON_AddNumberToObject(o, "chain", hw->chain);
         cJSON_AddNumberToObject(o, "bus", hw->bus);
         cJSON_AddNumberToObject(o, "pair", hw->pair);
+        cJSON_AddNumberToObject(o, "overlap", hw->overlap);
         cJSON_AddNumberToObject(o, "idle_flag", hw->idle_flag);
         cJSON_AddNumberToObject(o, "clock_hz", hw->clock_hz);
         cJSON_AddNumberToObject(o, "wall_clock_hz", hw->wall_clock_hz);

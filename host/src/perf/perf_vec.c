@@ -6,7 +6,9 @@
  * + its wait + one cycle per word step, two for a binary step whose source
  * words share a bank; these kernels run no tensor instruction, so nothing
  * waits), over the pieces host/src/kernels/vector.c sends, with the link
- * bytes of those pieces (perf_gemm.c's call accounting).
+ * bytes of those pieces (perf_gemm.c's call accounting). With overlapped
+ * issue (hw->overlap, docs/isa.md "Overlapped issue") an instruction that
+ * overlaps the next one costs one cycle less (per kernel below).
  */
 #include "spu/perf.h"
 #include "spu/isa.h"
@@ -27,6 +29,7 @@ static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 /* vector.c's vec_plan: the a, b, y regions and the bytes per operand piece */
 typedef struct vplan {
     uint64_t wb, a, b, y, cap, bank;
+    uint64_t ov;                /* overlapped issue: 1, else 0 */
 } vplan;
 
 static int plan(const spu_perf_hw *hw, vplan *p)
@@ -37,6 +40,7 @@ static int plan(const spu_perf_hw *hw, vplan *p)
     const uint64_t wb = hw->word_bytes, bank = hw->spad_bytes / hw->spad_banks;
     p->wb = wb;
     p->bank = bank;
+    p->ov = hw->overlap ? 1 : 0;
     if (hw->spad_banks >= 3) {
         p->a = 0; p->b = bank; p->y = 2 * bank; p->cap = bank;
     } else if (hw->spad_banks == 2) {
@@ -70,12 +74,16 @@ static uint64_t same_bank(uint64_t bs, uint64_t a0, uint64_t sa, uint64_t b0, ui
 
 /* One run of vec_ops.s: op (r5) over VL words, sources at a (stride wb) and
  * b (stride sb). The dispatch: vlen, vstride, then a (li, bne) pair per op
- * tested before it (op 6, the table: all six pairs taken), cfg for vmul. */
+ * tested before it (op 6, the table: all six pairs taken), cfg for vmul.
+ * Overlapped issue: vlen, vstride and the vector instructions (vlutld, vlut,
+ * vadd ... vrsum: no register written) overlap the next; li r9 does not (its
+ * bne names r9), nor bne, cfg or halt. */
 static uint64_t vec_ops_cycles(const vplan *p, int op, uint64_t vl, uint64_t sb)
 {
-    uint64_t T = VC_VLEN + VC_VSTRIDE;
+    const uint64_t ov = p->ov;
+    uint64_t T = VC_VLEN + VC_VSTRIDE - 2 * ov;
     if (op == SPU_VEC_LUT)
-        return T + 6 * (VC_LI + VC_BNE) + VC_VLUTLD + div_up(256, p->wb) + VC_VLUT + vl + VC_HALT;
+        return T + 6 * (VC_LI + VC_BNE) + VC_VLUTLD + div_up(256, p->wb) - ov + VC_VLUT + vl - ov + VC_HALT;
     T += (uint64_t)(op + 1) * (VC_LI + VC_BNE);
     if (op == SPU_VEC_MUL)
         T += VC_CFG;
@@ -83,7 +91,7 @@ static uint64_t vec_ops_cycles(const vplan *p, int op, uint64_t vl, uint64_t sb)
     if (op <= SPU_VEC_MAX)      /* binary: vadd vsub vmul vmax */
         steps += same_bank(p->bank, p->a, p->wb, p->b, sb, vl);
     const uint64_t base = op == 4 ? VC_VRMAX : op == 5 ? VC_VRSUM : VC_VADD;
-    return T + base + steps + VC_HALT;
+    return T + base + steps - ov + VC_HALT;
 }
 
 int spu_perf_vec_map(const spu_perf_hw *hw, int op, int broadcast, uint64_t n, spu_perf_gemm *out)
@@ -146,21 +154,32 @@ int spu_perf_vec_rows(const spu_perf_hw *hw, uint64_t rows, uint64_t len, int wa
     return 0;
 }
 
-/* One run of vec_maxpool2.s over oh output rows of OW x C. */
+/* One run of vec_maxpool2.s over oh output rows of OW x C. Overlapped
+ * issue (d r11, s r12, t r13, dst r9, src r10, c2 r14; "ov" overlaps the
+ * next instruction, "-" does not):
+ *   vlen, add c2, mov dst, mov src, loop         ov ov ov ov -
+ *   per row:   mov d, mov s, loop                ov ov -
+ *     per group: vstride, add t (vmax names t)   ov -
+ *                vmax, vstride, add t            ov ov -
+ *                vmax, add t                     ov -
+ *                vmax, add d, add s              ov ov ov (add s: next vstride or mul)
+ *   per row:   mul t (add dst names t), add dst  - ov
+ *              add src, add src (names src)      - ov (next: mov d or halt)
+ *   halt */
 static uint64_t maxpool_cycles(const vplan *p, uint64_t oh, uint64_t OW, uint64_t C, uint64_t row)
 {
-    const uint64_t G = C / p->wb, bs = p->bank;
-    uint64_t T = VC_VLEN + VC_ADD + 2 * VC_ADDI + VC_LOOP;          /* vlen, add, mov, mov, loop */
+    const uint64_t G = C / p->wb, bs = p->bank, ov = p->ov;
+    uint64_t T = VC_VLEN + VC_ADD + 2 * VC_ADDI + VC_LOOP - 4 * ov; /* vlen, add, mov, mov, loop */
     for (uint64_t r = 0; r < oh; r++) {
-        T += 2 * VC_ADDI + VC_LOOP;                                  /* mov, mov, loop */
+        T += 2 * VC_ADDI + VC_LOOP - 2 * ov;                         /* mov, mov, loop */
         for (uint64_t g = 0; g < G; g++) {
             const uint64_t d = p->y + r * OW * C + g * p->wb, s = p->a + 2 * r * row + g * p->wb;
-            T += VC_VSTRIDE + VC_ADD + VC_VMAX + OW + same_bank(bs, s, 2 * C, s + C, 2 * C, OW);
-            T += VC_VSTRIDE + VC_ADD + VC_VMAX + OW + same_bank(bs, d, C, s + row, 2 * C, OW);
-            T += VC_ADD + VC_VMAX + OW + same_bank(bs, d, C, s + row + C, 2 * C, OW);
-            T += 2 * VC_ADD;
+            T += VC_VSTRIDE + VC_ADD + VC_VMAX + OW + same_bank(bs, s, 2 * C, s + C, 2 * C, OW) - 2 * ov;
+            T += VC_VSTRIDE + VC_ADD + VC_VMAX + OW + same_bank(bs, d, C, s + row, 2 * C, OW) - 2 * ov;
+            T += VC_ADD + VC_VMAX + OW + same_bank(bs, d, C, s + row + C, 2 * C, OW) - ov;
+            T += 2 * VC_ADD - 2 * ov;
         }
-        T += VC_MUL + 3 * VC_ADD;                                    /* mul, add, add, add */
+        T += VC_MUL + 3 * VC_ADD - 2 * ov;                           /* mul, add, add, add */
     }
     return T + VC_HALT;
 }

@@ -23,7 +23,8 @@ module spu_board_hx8k #(
     parameter integer SPAD_BYTES  = 8192,
     parameter integer SPAD_BANKS  = 2,
     parameter integer UCODE_WORDS = 256,
-    parameter integer CHAIN       = 0          // 1: chained streams (does not fit: docs/fpga.md)
+    parameter integer CHAIN       = 0,         // 1: chained streams (does not fit: docs/fpga.md)
+    parameter integer OVERLAP     = 1          // overlapped issue (docs/isa.md; docs/fpga.md)
 ) (
     input  wire       clk12_i,
     input  wire       uart_rx_i,
@@ -34,7 +35,7 @@ module spu_board_hx8k #(
     spu_board_spu #(
         .ROWS(ROWS), .COLS(COLS), .FORMATS(FORMATS), .CLK_MHZ(CLK_MHZ), .BAUD(BAUD),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .UCODE_WORDS(UCODE_WORDS),
-        .USE_ICE40_DSP(0), .PLL_USE_PAD(0), .CHAIN(CHAIN),
+        .USE_ICE40_DSP(0), .PLL_USE_PAD(0), .CHAIN(CHAIN), .OVERLAP(OVERLAP),
         .LOOP_DEPTH(2)   // area: two loop-stack entries (50 flip-flops and their selects each) fewer (docs/fpga.md)
     ) u_board (
         .clk12_i(clk12_i), .btn_n_i(1'b1), .uart_rx_i(uart_rx_i), .uart_tx_o(uart_tx_o),

@@ -38,7 +38,11 @@ module spu_board_spu #(
     parameter integer SPAD_2X       = 0,
     // 1 (with SPAD_2X): the array on the second clock, two k-steps of an mm
     // per cycle when they pair (spu_core ARRAY_2X)
-    parameter integer ARRAY_2X      = 0
+    parameter integer ARRAY_2X      = 0,
+    // overlapped issue: the next instruction's FETCH in the last EXEC cycle
+    // where docs/isa.md "Overlapped issue" allows (spu_sequencer OVERLAP);
+    // needs UCODE_TWIN = 0
+    parameter integer OVERLAP       = 0
 ) (
     input  wire clk12_i,
     input  wire btn_n_i,
@@ -102,7 +106,7 @@ module spu_board_spu #(
         .USE_ICE40_DSP(USE_ICE40_DSP), .BROADCAST(1), .CNT_WIDTH(32), .CNT_RAM(1),
         .DRAIN_LANES(1), .VECTOR(0),  // the vector unit does not fit the UP5K (docs/fpga.md)
         .SPAD_SPRAM(SPAD_SPRAM), .CHAIN(CHAIN), .UCODE_TWIN(UCODE_TWIN), .SPAD_2X(SPAD_2X),
-        .ARRAY_2X(ARRAY_2X)
+        .ARRAY_2X(ARRAY_2X), .OVERLAP(OVERLAP)
     ) u_spu (
         .clk_i(clk), .clk2x_i(clk2x), .rst_i(rst),
         .byte_rx_valid_i(1'b0), .byte_rx_ready_o(unused_byte_ready), .byte_rx_data_i(8'h00),

@@ -34,7 +34,8 @@ module spu_core #(
     parameter integer CHAIN       = 0,     // 1: chained streams (spu_load_unit; INFO features bit 2); needs SPAD_SPRAM = 0, USE_ICE40_DSP = 0
     parameter integer UCODE_TWIN  = 0,     // 1: the microcode store twice, the taken target read beside the fall-through (below; timing)
     parameter integer SPAD_2X     = 0,     // 1: SPRAM requests registered, taken mid-cycle on clk2x_i (spu_spram MID); needs SPAD_SPRAM = 1
-    parameter integer ARRAY_2X    = 0      // 1: the array on clk2x_i, k-step pairs (spu_array FAST, spu_load_unit PAIR; INFO features bit 4); needs SPAD_2X, USE_ICE40_DSP, BROADCAST
+    parameter integer ARRAY_2X    = 0,     // 1: the array on clk2x_i, k-step pairs (spu_array FAST, spu_load_unit PAIR; INFO features bit 4); needs SPAD_2X, USE_ICE40_DSP, BROADCAST
+    parameter integer OVERLAP     = 0      // 1: overlapped issue (spu_sequencer; INFO features bit 5); needs UCODE_TWIN = 0
 ) (
     input  wire        clk_i,
     input  wire        clk2x_i,            // SPAD_2X: twice clk_i from the same PLL, rising edges aligned (else unused)
@@ -163,7 +164,8 @@ module spu_core #(
 
     spu_sequencer #(
         .ROWS(ROWS), .COLS(COLS), .WORD_BYTES(WORD_BYTES), .SPAD_BYTES(SPAD_BYTES),
-        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR)
+        .UCODE_WORDS(UCODE_WORDS), .LOOP_DEPTH(LOOP_DEPTH), .FORMATS(FORMATS), .VECTOR(VECTOR),
+        .OVERLAP(OVERLAP)
     ) u_seq (
         .clk_i(core_clk), .rst_i(rst_i),
         .run_i(run_go), .run_pc_i(run_pc_i), .run_watchdog_i(run_watchdog_i), .stop_i(stop_i),
@@ -245,8 +247,9 @@ module spu_core #(
     initial
         if ((SPAD_2X != 0 && SPAD_SPRAM == 0) ||
             (ARRAY_2X != 0 && !(SPAD_2X != 0 && USE_ICE40_DSP != 0 && BROADCAST != 0 && CHAIN == 0 &&
-                                FORMATS == 32'h1))) begin
-            $display("spu_core: SPAD_2X needs SPAD_SPRAM; ARRAY_2X needs SPAD_2X, USE_ICE40_DSP, BROADCAST, int8 only, no CHAIN");
+                                FORMATS == 32'h1)) ||
+            (OVERLAP != 0 && UCODE_TWIN != 0)) begin
+            $display("spu_core: SPAD_2X needs SPAD_SPRAM; ARRAY_2X needs SPAD_2X, USE_ICE40_DSP, BROADCAST, int8 only, no CHAIN; OVERLAP needs UCODE_TWIN = 0");
             $finish;
         end
 

@@ -44,6 +44,7 @@ module spu_sequencer #(
     parameter integer LOOP_DEPTH  = 4,
     parameter [31:0]  FORMATS     = 32'h1,   // carried `in` dtypes (spu_decoder: trap FORMAT)
     parameter integer VECTOR      = 0,       // 1: the vector unit's opcodes decode (spu_vector_unit)
+    parameter integer OVERLAP     = 0,       // 1: overlapped issue (docs/isa.md; INFO features bit 5)
     parameter integer AW          = $clog2(SPAD_BYTES),
     parameter integer UAW         = $clog2(UCODE_WORDS),
     parameter integer OFF_P       = $clog2(WORD_BYTES)
@@ -173,6 +174,24 @@ module spu_sequencer #(
     // EXEC starts from flip-flops (timing); the fields and immediates are
     // used straight from the microcode RAM's output register, which holds the
     // word through EXEC (it is read only on the way into FETCH).
+    // OVERLAP = 1 (overlapped issue, docs/isa.md): the RAM's output holds the
+    // next word during EXEC (read in FETCH, at the fall-through), so EXEC's
+    // fields come from a copy of its word (xw_q) taken when it left FETCH;
+    // and the FETCH of the next word may share EXEC's last cycle (ovl_go
+    // below). "FETCH work" (decode into the flags, the register read, the
+    // fall-through, the loop-end test) then runs in the cycles fgo names, for
+    // the word at the RAM's output, whose pc is fpc.
+    reg  [25:0] xw_q;
+    wire [25:0] xw       = (OVERLAP != 0) ? xw_q : ucode_rdata_i[25:0];   // the word in EXEC (below the opcode)
+    wire [3:0]  xa       = xw[25:22];
+    wire [31:0] x_imm18u = {14'd0, xw[17:0]};
+    wire [31:0] x_imm18s = {{14{xw[17]}}, xw[17:0]};
+    wire [31:0] x_imm22u = {10'd0, xw[21:0]};
+    wire [31:0] x_imm22s = {{10{xw[21]}}, xw[21:0]};
+    wire        unused_imm = ^{imm18s, imm18u[31:18], imm22s, imm22u};
+    wire        fload;        // FETCH work in this cycle (the flags below load)
+    wire        fgo;          // ... and its word enters EXEC at the next edge
+    wire        ovl_go;       // EXEC's last cycle is the next word's FETCH (OVERLAP)
     reg  [5:0]  op;
     reg         illegal;
     reg         is_jmp, is_bne, is_blt, is_loop;   // op decoded for the next-pc path
@@ -193,10 +212,16 @@ module spu_sequencer #(
     // critical path at 93e0fd2)
     reg  [32:0] wd_rem_q;
     reg         wd_on_q;
-    wire        wd_hit = wd_on_q && wd_rem_q[32];
+    // (OVERLAP: a FETCH in the first EXEC cycle after a FETCH sees CYCLES
+    // one short -- that FETCH is counted with this EXEC's 2 -- so it hits
+    // one earlier, at wd_rem_q = 0)
+    reg         fx_q;                 // the last cycle was a FETCH
+    wire        wd_hit = wd_on_q && (wd_rem_q[32] ||
+                                     (OVERLAP != 0 && ph_q == P_EXEC && fx_q && wd_rem_q == 33'd0));
     wire        unused_cycles = ^cycles_i;
-    // pc >= UCODE_WORDS (pc_bad_q below: a flip-flop for a power of two)
-    wire pc_bad;
+    // pc >= UCODE_WORDS (pc_bad_q below: a flip-flop for a power of two);
+    // f_pc_bad: the same of fpc (OVERLAP: in EXEC, the fall-through's)
+    wire pc_bad, f_pc_bad, fall_out;
     // a `cnt` waits in FETCH until the tensor unit is idle (not when FETCH
     // traps: the trap goes ahead)
     wire f_wait = (ph_q == P_FETCH) && (op_f == OP_CNT) && !tu_idle_i && !wd_hit && !pc_bad;
@@ -206,11 +231,12 @@ module spu_sequencer #(
     // no longer feeds the state registers' enables in the same cycle)
     reg         f_trap_q, f_wd_q, f_fmt_q;   // f_fmt_q: cfg of a dtype not carried
     always @(posedge clk_i) begin
-        if (ph_q == P_FETCH) begin
+        if (fload) begin
+            xw_q    <= ucode_rdata_i[25:0];
             op      <= op_f;
-            illegal <= illegal_f || fmt_f || wd_hit || pc_bad;
+            illegal <= illegal_f || fmt_f || wd_hit || f_pc_bad;
             f_fmt_q  <= fmt_f;
-            f_trap_q <= wd_hit || pc_bad;
+            f_trap_q <= wd_hit || f_pc_bad;
             f_wd_q   <= wd_hit;
             is_jmp  <= (op_f == OP_JMP);
             is_bne  <= (op_f == OP_BNE);
@@ -247,10 +273,10 @@ module spu_sequencer #(
     wire        running_n = (status_q == STATE_RUNNING);
     spu_regfile u_rf (
         .clk_i(clk_i), .rst_i(rst_i), .clear_i(run_i && !stop_i),
-        .re_i((ph_q == P_FETCH) || !running_n),
+        .re_i(fload || !running_n),
         .a_i(running_n ? fa : dbg_sel_i), .b_i(fb), .c_i(fc),
         .ra_o(ra), .rb_o(rb), .rc_o(rc),
-        .we_i(rf_we), .waddr_i(fa), .wdata_i(rd_val),
+        .we_i(rf_we), .waddr_i(xa), .wdata_i(rd_val),
         .host_i(ph_q == P_OFF), .arg_we_i(arg_we_i && ph_q == P_OFF && !stop_i && !run_i),
         .arg_idx_i(arg_idx_i), .arg_wdata_i(arg_wdata_i)
     );
@@ -315,11 +341,16 @@ module spu_sequencer #(
     // pc + 1 and the loop-end test depend only on pc and the loop stack, both
     // stable from FETCH to the end of EXEC: computed in FETCH, registered
     // (timing: EXEC's branch decision goes straight to the next pc)
-    wire [PW-1:0] seq_pc_f = {1'b0, pc_q[UAW-1:0]} + {{(PW-1){1'b0}}, 1'b1};
+    // fpc: the pc of the word FETCH works on (OVERLAP: in EXEC, the
+    // fall-through of the instruction there, the word the RAM now holds)
+    reg  [PW-1:0] fall_q;                 // next pc unless a branch / jmp / loop skip is taken
+    wire [UAW-1:0] fpc = (OVERLAP != 0 && ph_q != P_FETCH) ? fall_q[UAW-1:0] : pc_q[UAW-1:0];
+    wire [PW-1:0] seq_pc_f = {1'b0, fpc} + {{(PW-1){1'b0}}, 1'b1};
     reg  [PW-1:0] seq_pc;
     reg           at_end_q, again_q;      // pc + 1 ends the top loop; it runs again
     wire          at_end_f, again_f;
-    wire        imm_hi   = (imm18u[17:PW] != {(18-PW){1'b0}});
+    wire        imm_hi   = (x_imm18u[17:PW] != {(18-PW){1'b0}});   // (EXEC's word)
+    wire        f_imm_hi = (imm18u[17:PW] != {(18-PW){1'b0}});     // (FETCH's word)
     // The stack keeps a loop's last body pc (end - 1), not its end: the
     // loop-end test in FETCH is then pc == last, a compare of two registers
     // with no pc + 1 carry chain in front of it (timing: the UP5K's critical
@@ -327,12 +358,12 @@ module spu_sequencer #(
     // and pc == end - 1 are the same test: pc + 1 <= UCODE_WORDS < 2^PW and
     // a pushed end is > pc + 1 >= 1, so neither side wraps; an end beyond
     // PW bits is kept as all ones, which no pc (< 2^UAW) equals.
-    wire [PW-1:0] push_end = imm_hi ? {PW{1'b1}} : (imm18u[PW-1:0] - {{(PW-1){1'b0}}, 1'b1});
+    wire [PW-1:0] push_end = imm_hi ? {PW{1'b1}} : (x_imm18u[PW-1:0] - {{(PW-1){1'b0}}, 1'b1});
     // a loop's empty body (end <= pc + 1, spelt end <= pc or end == pc + 1:
     // the two compares side by side instead of a compare behind an adder),
     // from the instruction FETCH already has, registered (timing: no compare
     // between the microcode RAM and EXEC's trap decision)
-    wire        loop_empty_f = !imm_hi && ((imm18u[PW-1:0] <= {1'b0, pc_q[UAW-1:0]}) ||
+    wire        loop_empty_f = !f_imm_hi && ((imm18u[PW-1:0] <= {1'b0, fpc}) ||
                                            (imm18u[PW-1:0] == seq_pc_f));
     reg         loop_empty_body;
     // The loop stack's dec / pop of an EXEC is applied in the next cycle
@@ -346,34 +377,46 @@ module spu_sequencer #(
     // iCEBreaker's critical path, docs/fpga.md). tk_q is the same flip-flop as
     // g_pc_bad_ff's br_q (Yosys merges them); kept apart so that the loop
     // stack does not depend on that block's UCODE_WORDS condition
+    // OVERLAP: the FETCH that goes ahead of EXEC takes the back edge of any
+    // word but bne / blt (and jmp / loop, which take none) itself, when its
+    // word enters EXEC (fgo): the same one-cycle pending dec / pop
+    // (ls_fdec_q / ls_fpop_q), with no branch to wait for. A bne / blt at a
+    // loop's end keeps the EXEC rule, and no FETCH overlaps its EXEC.
     reg           ls_dec_pq, ls_pop_pq, tk_q;
-    wire          ls_dec_q = ls_dec_pq && !tk_q;
-    wire          ls_pop_q = ls_pop_pq && !tk_q;
+    reg           ls_fdec_q, ls_fpop_q;
+    wire          ls_dec_q = (ls_dec_pq && !tk_q) || ls_fdec_q;
+    wire          ls_pop_q = (ls_pop_pq && !tk_q) || ls_fpop_q;
     wire          ls_one;
     wire [PW-1:0] ls_end1, ls_start1;
-    reg  [PW-1:0] fall_q;                 // next pc unless a branch / jmp / loop skip is taken
+    wire          f_br = (op_f == OP_BNE) || (op_f == OP_BLT);
     wire [31:0]   ls_count1;
     wire          unused_ls_count1_0 = ls_count1[0];
     always @(posedge clk_i) begin
         if (rst_i || run_i || stop_i) begin
             ls_dec_pq <= 1'b0;
             ls_pop_pq <= 1'b0;
+            ls_fdec_q <= 1'b0;
+            ls_fpop_q <= 1'b0;
         end else begin
             ls_dec_pq <= ls_dec;
             ls_pop_pq <= ls_pop;
+            ls_fdec_q <= (OVERLAP != 0) && fgo && at_end_f && again_f && !f_br && op_f != OP_JMP && op_f != OP_LOOP;
+            ls_fpop_q <= (OVERLAP != 0) && fgo && at_end_f && !again_f && !f_br && op_f != OP_JMP && op_f != OP_LOOP;
         end
         if (exec) tk_q <= taken;
     end
-    wire [PW-1:0] pc_pw = {1'b0, pc_q[UAW-1:0]};
+    wire [PW-1:0] pc_pw = {1'b0, fpc};
+    wire [PW-1:0] fall_d;
     assign at_end_f = ls_pop_q ? (!ls_one && (pc_pw == ls_end1))     // ls_end*: last body pc
                                : (!ls_empty && (pc_pw == ls_end));
     assign again_f  = ls_pop_q ? (ls_count1[31:1] != 31'd0)                        // > 1
                     : ls_dec_q ? ((ls_count[31:2] != 30'd0) || (ls_count[1:0] == 2'd3))  // - 1 > 1
                                : (ls_count[31:1] != 31'd0);
+    assign fall_d = (at_end_f && again_f && op_f != OP_LOOP) ? (ls_pop_q ? ls_start1 : ls_start) : seq_pc_f;
     always @(posedge clk_i) begin
-        if (ph_q == P_FETCH) begin
+        if (fload) begin
             // sequential flow (back edge included); `loop` never takes a back edge
-            fall_q   <= (at_end_f && again_f && op_f != OP_LOOP) ? (ls_pop_q ? ls_start1 : ls_start) : seq_pc_f;
+            fall_q   <= fall_d;
             seq_pc   <= seq_pc_f;
             loop_empty_body <= loop_empty_f;
             at_end_q <= at_end_f;
@@ -398,7 +441,6 @@ module spu_sequencer #(
     // mm's range: the load unit reports the first step outside (see the header)
     // (P_WAIT: the sequencer has trapped already; that cause stays)
     wire          mm_kill  = mm_bad_i && (ph_q == P_FETCH || ph_q == P_EXEC);
-    reg           fx_q;                 // the last cycle was a FETCH
     always @(posedge clk_i) fx_q <= (ph_q == P_FETCH) && !rst_i;
 
     // ---- iterative mul: radix 4, low 32 bits, most significant digit first ----
@@ -424,7 +466,7 @@ module spu_sequencer #(
     // digit at step 15 - imm/2
     function [1:0] mul_digit(input [3:0] n);
         mul_digit = !mul_pow ? rc[{~n, 1'b1} -: 2]
-                  : (~n == imm18u[4:1]) ? {imm18u[0], ~imm18u[0]} : 2'b00;
+                  : (~n == x_imm18u[4:1]) ? {x_imm18u[0], ~x_imm18u[0]} : 2'b00;
     endfunction
     wire [1:0]  mul_dig1 = mul_digit(mul_n1);
     wire [1:0]  mul_dig0 = mul_digit(4'd0);
@@ -446,7 +488,7 @@ module spu_sequencer #(
     end
 
     // one adder for addi / add / sub (rB + imm, rB + rC, rB + ~rC + 1)
-    wire [31:0] alu_rhs = alu_imm ? imm18s : (alu_sub ? ~rc : rc);
+    wire [31:0] alu_rhs = alu_imm ? x_imm18s : (alu_sub ? ~rc : rc);
     wire [32:0] alu_add = {rb, 1'b1} + {alu_rhs, alu_sub};   // carry-in in bit 0
     wire [31:0] alu_sum = alu_add[32:1];
     wire        unused_alu_c = alu_add[0];
@@ -465,7 +507,7 @@ module spu_sequencer #(
     wire bias_trap  = is_bias_c && (bias_mis || bias_bad);
     assign bias_rd  = exec && !illegal && is_bias_c && !bias_trap && bias_idle && (bn_q != bias_nw);
     always @(posedge clk_i)
-        if (rst_i || !(exec && is_bias_c)) bn_q <= 4'd0;
+        if (rst_i || !(exec && is_bias_c) || ovl_go) bn_q <= 4'd0;
         else if (bias_rd)                bn_q <= bn_q + 4'd1;
     assign bias_re_o   = bias_rd;
     assign bias_addr_o = ra[AW-1:OFF] + {{(AW-OFF-4){1'b0}}, bn_q};
@@ -484,7 +526,7 @@ module spu_sequencer #(
     wire rd_we = wr_imm || wr_alu || wr_mul || wr_cnt || wr_vec;
     // the value written: an AND-OR of the sources, selected by flags from
     // FETCH (the write enable says whether it is written at all)
-    wire [31:0] imm_val = (op == OP_LUI) ? {imm22u[15:0], 16'd0} : imm22s;
+    wire [31:0] imm_val = (op == OP_LUI) ? {x_imm22u[15:0], 16'd0} : x_imm22s;
     assign rd_val = ({32{wr_imm}} & imm_val) | ({32{wr_alu}} & alu_sum) |
                     ({32{wr_mul}} & mul_p_q) |
                     ({32{wr_cnt}} & cnt_value_i) | ({32{wr_vec}} & vec_val_i);
@@ -502,7 +544,7 @@ module spu_sequencer #(
     wire        take_fast = is_jmp || (is_bne && br_ne) || (is_loop && ra_zero);
     wire        take_lt   = is_blt && br_lt;
     wire        taken     = take_fast || take_lt;
-    wire [31:0] tgt       = is_jmp ? imm22u : imm18u;
+    wire [31:0] tgt       = is_jmp ? x_imm22u : x_imm18u;
     wire        is_seq    = !is_jmp && !is_loop;       // may take the back edge (if not taken: tk_q)
 
     // traps of EXEC, one term per instruction (flags from FETCH): illegal
@@ -540,7 +582,7 @@ module spu_sequencer #(
         ls_pop  = 1'b0;
         ls_dec  = 1'b0;
         npc     = taken ? tgt : {{(32-PW){1'b0}}, fall_q};   // (back edge: FETCH)
-        if (is_seq && at_end_q) begin
+        if (is_seq && at_end_q && (OVERLAP == 0 || is_bne || is_blt)) begin   // (OVERLAP: FETCH's, above)
             if (again_q) begin                              // count > 1
                 ls_dec = advance;
             end else begin
@@ -573,6 +615,28 @@ module spu_sequencer #(
         end
 `endif
 
+
+    // ---- overlapped issue (OVERLAP; docs/isa.md "Overlapped issue") -------------
+    // EXEC's last cycle is the next word's FETCH unless EXEC holds a change of
+    // flow FETCH did not foresee (bne, blt, jmp, loop, taken or not), a cfg or
+    // a stride (st's checks use them precomputed a cycle later), or the next
+    // word is a cnt (its FETCH waits) or names, in a register field of its
+    // opcode's format (REGS_*), the register EXEC writes (read in this FETCH
+    // while it is written). A word outside the store names nothing.
+    wire f_haz   = rd_we && (xa != 4'd0) &&
+                   ((REGS_A[op_f] && fa == xa) || (REGS_B[op_f] && fb == xa) || (REGS_C[op_f] && fc == xa));
+    wire can_ovl = !is_jmp && !is_bne && !is_blt && !is_loop && !is_idw &&
+                   (fall_out || !(f_haz || op_f == OP_CNT));
+    // (without EXEC's traps other than illegal: a trapping instruction's
+    // run ends, so what its FETCH ahead reads or loads is never used -- but
+    // epc_q, which the trap's restore reads, loads only without a trap;
+    // timing: the register file's compares stay off the read address)
+    assign ovl_go  = (OVERLAP != 0) && exec && !illegal && !stays && !ex_halt && can_ovl && !mm_kill &&
+                     !rst_i && !stop_i && !run_i;
+    assign fload   = (ph_q == P_FETCH) || ovl_go;
+    assign fgo     = ((ph_q == P_FETCH) && !f_wait) || ovl_go;
+    assign fall_out = ({{(32-PW){1'b0}}, fall_q} >= UW32);
+    assign f_pc_bad = (OVERLAP != 0 && ph_q != P_FETCH) ? fall_out : pc_bad;
 
     always @(posedge clk_i) begin
         if (rst_i)
@@ -624,12 +688,12 @@ module spu_sequencer #(
         end else begin
             // cfg and stride cannot trap (an illegal cfg is `illegal`)
             if (advance && !mm_kill && op == OP_CFG) begin
-                cin_q   <= imm22u[CFG_IN_LSB    +: CFG_IN_W];
-                cout_q  <= imm22u[CFG_OUT_LSB   +: CFG_OUT_W];
-                shift_q <= imm22u[CFG_SHIFT_LSB +: CFG_SHIFT_W];
-                round_q <= imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
-                relu_q  <= imm22u[CFG_RELU_LSB];
-                ovf_q   <= imm22u[CFG_OVF_LSB];
+                cin_q   <= x_imm22u[CFG_IN_LSB    +: CFG_IN_W];
+                cout_q  <= x_imm22u[CFG_OUT_LSB   +: CFG_OUT_W];
+                shift_q <= x_imm22u[CFG_SHIFT_LSB +: CFG_SHIFT_W];
+                round_q <= x_imm22u[CFG_ROUND_LSB +: CFG_ROUND_W];
+                relu_q  <= x_imm22u[CFG_RELU_LSB];
+                ovf_q   <= x_imm22u[CFG_OVF_LSB];
             end
             if (advance && !mm_kill && op == OP_STRIDE) begin
                 sa_q <= stride_keep(ra); sb_q <= stride_keep(rb); sc_q <= stride_keep(rc);
@@ -650,9 +714,9 @@ module spu_sequencer #(
                     end else if (ex_done) begin
                         if (ex_halt) begin
                             ph_q <= P_OFF;
-                        end else begin
+                        end else if (!ovl_go) begin
                             ph_q <= P_FETCH;
-                        end
+                        end                             // (ovl_go: the next word's EXEC)
                     end
                     // halt completes unless illegal (no other trap term
                     // names halt; timing: the register file's compares of
@@ -680,7 +744,7 @@ module spu_sequencer #(
     reg [UAW-1:0] epc_q;
     reg           restore_q;
     always @(posedge clk_i) begin
-        if (ph_q == P_FETCH) epc_q <= pc_q[UAW-1:0];
+        if ((ph_q == P_FETCH) || (ovl_go && !ex_trap)) epc_q <= fpc;
         restore_q <= exec && ex_trap && !f_trap_q && !mm_kill && !rst_i && !stop_i && !run_i;
     end
     // pc takes npc in every EXEC cycle but halt's and a FETCH trap's (npc
@@ -771,11 +835,17 @@ module spu_sequencer #(
     // continues, the end of an mm), so FETCH already has the instruction
     // (also when the instruction traps: a read is harmless, and the trap
     // decision stays off this path)
-    assign ucode_re_o    = !rst_i && !stop_i && (run_i || (advance && !is_halt));
+    // OVERLAP: FETCH reads the fall-through of its word as it leaves
+    // (fall_d; the word the EXEC after it holds), and so does an EXEC whose
+    // last cycle is the next word's FETCH (ovl_go); an EXEC that ends
+    // otherwise reads the next pc as without OVERLAP
+    wire           f_read     = (OVERLAP != 0) && (((ph_q == P_FETCH) && !f_wait) || ovl_go);
+    assign ucode_re_o    = !rst_i && !stop_i && (run_i || (advance && !is_halt) || f_read);
     // (run_i never comes while running; the taken selects are last, blt's last of all)
-    wire [UAW-1:0] raddr_base = run_i ? run_pc_i[UAW-1:0] : exec ? fall_q[UAW-1:0] : pc_q[UAW-1:0];
-    wire [UAW-1:0] raddr_fast = (exec && !run_i && take_fast) ? tgt[UAW-1:0] : raddr_base;
-    assign ucode_raddr_o = (exec && !run_i && take_lt) ? tgt[UAW-1:0] : raddr_fast;
+    wire [UAW-1:0] raddr_base = run_i ? run_pc_i[UAW-1:0] : f_read ? fall_d[UAW-1:0] :
+                                exec ? fall_q[UAW-1:0] : pc_q[UAW-1:0];
+    wire [UAW-1:0] raddr_fast = (exec && !run_i && !f_read && take_fast) ? tgt[UAW-1:0] : raddr_base;
+    assign ucode_raddr_o = (exec && !run_i && !f_read && take_lt) ? tgt[UAW-1:0] : raddr_fast;
     assign ucode_fall_o  = raddr_base;
     assign ucode_tgt_o   = tgt[UAW-1:0];
     assign ucode_taken_o = taken;
@@ -783,7 +853,7 @@ module spu_sequencer #(
     assign trap_o        = trap_q;
     assign pc_o          = pc_q;
     assign running_o     = running_n;
-    assign cnt_sel_o     = imm18u[3:0];
+    assign cnt_sel_o     = (ph_q == P_FETCH) ? imm18u[3:0] : x_imm18u[3:0];
     assign cnt_use_o     = ok && wr_cnt;
     // the counter store reads the cnt's slot in its last FETCH cycle. Without
     // FETCH's traps in the condition (timing: the watchdog and pc-range
