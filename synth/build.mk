@@ -34,7 +34,7 @@ FORMATS ?=
 CLK_MHZ ?= $(if $(filter hx8k,$(BOARD)),48,24)
 BAUD    ?=
 SEED    ?= 1
-BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS SPAD_SPRAM CHAIN LOOP_DEPTH UCODE_TWIN SPAD_2X ARRAY_2X,$(if $($(p)),$(p)=$($(p))))
+BOARD_PARAMS = $(foreach p,ROWS COLS FORMATS CLK_MHZ BAUD SPAD_BYTES UCODE_WORDS SPAD_SPRAM CHAIN LOOP_DEPTH UCODE_TWIN SPAD_2X ARRAY_2X OVERLAP,$(if $($(p)),$(p)=$($(p))))
 
 .PHONY: bitstream prog ppa ppa-diff board-status
 # Every run leaves build/fpga/BOARD/entry-seedN.json (a failed placement too,

@@ -36,7 +36,7 @@ module spu_top #(
     parameter integer UCODE_TWIN   = 0,               // 1: the microcode store twice (spu_core; the iCEBreaker's SPRAM build)
     parameter integer SPAD_2X      = 0,               // 1: SPRAM requests taken mid-cycle on clk2x_i (spu_core; design C, docs/fpga.md)
     parameter integer ARRAY_2X     = 0,               // 1: the array on clk2x_i, k-step pairs (spu_core; INFO features bit 4)
-    parameter integer OVERLAP      = 0                // 1: overlapped issue (spu_sequencer; INFO features bit 5)
+    parameter integer OVERLAP      = 1                // 1: overlapped issue (sim; spu_sequencer; INFO features bit 5); the boards pass theirs
 ) (
     input  wire       clk_i,
     input  wire       clk2x_i,           // SPAD_2X: twice clk_i, rising edges aligned (else unused)

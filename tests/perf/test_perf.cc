@@ -121,7 +121,7 @@ TEST(PerfGemm, CyclesExactOnOtherGeometries)
 // k-step pairs (INFO features bit 4, the iCEBreaker's SPAD_2X=1 ARRAY_2X=1
 // build): the board's 128 KiB and, for many pieces with panels of odd kc
 // (A and B words of unlike parity in every other block), 8 KiB.
-const char *kPairModel = "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&chain=0"
+const char *kPairModel = "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&chain=0&overlap=0"
                          "&formats=1&pair=1";
 TEST(PerfGemm, CyclesExactOnPairModel)
 {
@@ -130,7 +130,7 @@ TEST(PerfGemm, CyclesExactOnPairModel)
     shapes.push_back({4, 4, 2});
     shapes.push_back({9, 7, 33});
     expect_exact(kPairModel, shapes);
-    expect_exact("model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&vector=0&spram=1&chain=0&formats=1&pair=1",
+    expect_exact("model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&vector=0&spram=1&chain=0&formats=1&pair=1&overlap=0",
                  random_shapes(10, 17, 60, 1500));
 }
 
@@ -160,6 +160,7 @@ TEST(PerfGemm, CyclesExactOnOverlapModel)
     big.push_back({8, 8, 8193});                  // two k pieces, the second of one step
     expect_exact("model?overlap=1", big);
     expect_exact("model?overlap=1&bus=0", random_shapes(6, 22, 70, 40));   // systolic
+    expect_exact("model?overlap=0", random_shapes(6, 24, 70, 40));         // two-cycle issue
     expect_exact("model?overlap=1&banks=1&spad=12288", random_shapes(6, 23, 70, 40));
     // with k-step pairs too (the rule is the model's, whatever the stream)
     expect_exact("model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&chain=0&formats=1"
@@ -853,7 +854,8 @@ TEST(PerfHw, ShippedFilesLoad)
             EXPECT_EQ(hw.chain, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
             EXPECT_EQ(hw.idle_flag, std::string(f) == "spu-sim.json" ? 1u : 0u) << f;
             EXPECT_EQ(hw.pair, std::string(f) == "spu-icebreaker-2x.json" ? 1u : 0u) << f;
-            EXPECT_EQ(hw.overlap, std::string(f) == "spu-hx8k.json" ? 1u : 0u) << f;   // OVERLAP=1
+            EXPECT_EQ(hw.overlap, std::string(f) == "spu-hx8k.json" || std::string(f) == "spu-sim.json" ? 1u : 0u)
+                << f;   // OVERLAP=1: the sim and the HX8K
         }
     }
 }
@@ -1234,9 +1236,9 @@ TEST(PerfCli, OverlappedIssueInfoAndBench)
     EXPECT_NE(r.out.find("docs/isa.md \"Overlapped issue\""), std::string::npos) << r.out;
     r = sh(kSpu + " info --device '" + dev + "' --json");
     EXPECT_NE(r.out.find("\"overlapped_issue\":true"), std::string::npos) << r.out;
-    r = sh(kSpu + " info --device model");
+    r = sh(kSpu + " info --device 'model?overlap=0'");
     EXPECT_NE(r.out.find("overlapped issue no"), std::string::npos) << r.out;
-    r = sh(kSpu + " info --device model --json");
+    r = sh(kSpu + " info --device 'model?overlap=0' --json");
     EXPECT_NE(r.out.find("\"overlapped_issue\":false"), std::string::npos) << r.out;
     r = sh(kSpu + " bench gemm --device '" + dev + "' --shapes 4x4x1,4x4x40,8x8x2,16x16x16,30x20x7 --json");
     ASSERT_EQ(r.code, 0) << r.out;

@@ -4,14 +4,14 @@
 #
 # Two geometries, each its own Verilated model under $(BUILD)/rtl_core/<cfg>/:
 #   c8 : 8x8, 256 KiB in 4 banks, 1024 microcode words, row / column buses
-#        (BROADCAST=1): the sim default
+#        (BROADCAST=1), overlapped issue (OVERLAP=1): the sim default
 #   c4 : 4x4,   8 KiB in 2 banks,  256 microcode words: the iCE40 boards' shape --
 #        broadcast array, 32-bit counters in an EBR (CNT_RAM=1), one accumulator
 #        drained per cycle (DRAIN_LANES=1); overlapped issue (OVERLAP=1, as the
 #        HX8K)
 #   c8n: c8 with one drain lane (two int32 accumulators share a scratchpad word),
 #        the systolic array (BROADCAST=0: operands skewed through the tiles) and
-#        overlapped issue (OVERLAP=1)
+#        the two-cycle issue (OVERLAP=0)
 #   c4s: c4 with the iCEBreaker's scratchpad: 128 KiB in 2 banks of single-port
 #        SPRAM (SPAD_SPRAM=1, spu_spram_model; an mm waits for the drain), its
 #        requests registered and taken mid-cycle (SPAD_2X=1, spu_spram MID), and
@@ -35,11 +35,11 @@ RTLC_NUM     := $(sort $(wildcard hw/rtl/numerics/*.v))   # units the float tile
 RTLC_VLT     := hw/lint/spu.vlt   # the project's one waiver file
 RTLC_CFGS    := c8 c4 c8n c4s c4f
 RTLC_8X8     := -GROWS=8 -GCOLS=8 -GSPAD_BYTES=262144 -GSPAD_BANKS=4 -GUCODE_WORDS=1024 -GLOOP_DEPTH=4 -GFORMATS=32\'h1F9D -GVECTOR=1 -GCHAIN=1
-RTLC_GEOM_c8 := $(RTLC_8X8) -GBROADCAST=1
+RTLC_GEOM_c8 := $(RTLC_8X8) -GBROADCAST=1 -GOVERLAP=1
 RTLC_4X4     := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=8192 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                 -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1
 RTLC_GEOM_c4 := $(RTLC_4X4) -GOVERLAP=1
-RTLC_GEOM_c8n := $(RTLC_8X8) -GDRAIN_LANES=1 -GBROADCAST=0 -GOVERLAP=1
+RTLC_GEOM_c8n := $(RTLC_8X8) -GDRAIN_LANES=1 -GBROADCAST=0
 RTLC_GEOM_c4s := -GROWS=4 -GCOLS=4 -GSPAD_BYTES=131072 -GSPAD_BANKS=2 -GUCODE_WORDS=256 -GLOOP_DEPTH=4 \
                  -GBROADCAST=1 -GCNT_WIDTH=32 -GCNT_RAM=1 -GDRAIN_LANES=1 -GSPAD_SPRAM=1 -GUCODE_TWIN=1 -GSPAD_2X=1 \
                  -GUSE_ICE40_DSP=1 -GARRAY_2X=1

@@ -251,8 +251,8 @@ inline std::unique_ptr<CoreBase> make_core(int which)
 {
     if (which == 5) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4s>({4, 4, 131072, 2, 256, 4, 1, 0x1, 0, 1, 0, 1, 1, 1}));
     if (which == 6) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4f>({4, 4, 8192, 2, 256, 4, 1, 0x1F9D, 0, 0, 0, 1}));
-    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x1F9D, 1, 0, 1, 1}));
-    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x1F9D, 1, 0, 1, 0, 0, 0, 1}));
+    if (which == 8) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8>({8, 8, 262144, 4, 1024, 4, 8, 0x1F9D, 1, 0, 1, 1, 0, 0, 1}));
+    if (which == 1) return std::unique_ptr<CoreBase>(new Core<Vspu_core_c8n>({8, 8, 262144, 4, 1024, 4, 1, 0x1F9D, 1, 0, 1}));
     return std::unique_ptr<CoreBase>(new Core<Vspu_core_c4>({4, 4, 8192, 2, 256, 4, 1, 0x1, 0, 0, 0, 1, 0, 0, 1}));
 }
 inline std::string core_name(int which)

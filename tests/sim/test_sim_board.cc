@@ -33,8 +33,9 @@ uint32_t board_spad(const std::string &b) { return is_spram(b) ? 131072u : 8192u
 std::string board_model(const std::string &b)
 {
     return is_spram(b) ? "model?rows=4&cols=4&spad=131072&banks=2&ucode=256&lanes=1&vector=0&spram=1&loops=2&pair=1&formats=1"
+                         "&overlap=0"
          : b == "hx8k" ? "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0&overlap=1"
-                       : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0";
+                       : "model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&chain=0&overlap=0";
 }
 // the boards' clocks (the tops' CLK_MHZ defaults): the HX8K at 48 MHz, the
 // iCEBreaker's builds at 24; the UART at 12 Mbaud on all: 4 and 2 clocks per bit
@@ -236,6 +237,7 @@ TEST(Sim8x8, InfoAndSimTime)
     EXPECT_EQ(in.clock_hz, 12000000u);
     EXPECT_EQ(in.link_baud, 3000000u);   // its UART (--uart): 4 clocks per bit
     EXPECT_NE(in.features & SPU_FEATURE_CHAIN, 0u);   // chained streams (docs/isa.md)
+    EXPECT_NE(in.features & SPU_FEATURE_OVERLAP, 0u); // overlapped issue (docs/isa.md)
     spu_sim_time_t t;
     ASSERT_EQ(spu_sim_time(s.d, &t), 0);
     EXPECT_EQ(t.clks_per_bit, 0u);   // byte port: one byte per cycle at most

@@ -83,7 +83,7 @@ void spu_model_config_default(spu_model_config *cfg)
     cfg->chain = 1;
     cfg->bus = 1;
     cfg->pair = 0;
-    cfg->overlap = 0;
+    cfg->overlap = 1;
 }
 
 uint32_t spu_model_all_formats(void)

@@ -40,7 +40,10 @@ module spu_board_icebreaker #(
     // "Two clocks"): SPAD_2X takes the SPRAM requests mid-cycle on it,
     // ARRAY_2X runs the array on it with k-step pairs (spu_board_spu)
     parameter integer SPAD_2X     = (SPAD_SPRAM != 0 && CLK_MHZ == 24) ? 1 : 0,
-    parameter integer ARRAY_2X    = SPAD_2X
+    parameter integer ARRAY_2X    = SPAD_2X,
+    // overlapped issue (docs/isa.md): off, the sequencer's paths (docs/fpga.md
+    // "Overlapped issue"); OVERLAP=1 needs UCODE_TWIN=0
+    parameter integer OVERLAP     = 0
 ) (
     input  wire       clk12_i,
     input  wire       uart_rx_i,
@@ -56,7 +59,7 @@ module spu_board_icebreaker #(
         .ROWS(ROWS), .COLS(COLS), .FORMATS(FORMATS), .CLK_MHZ(CLK_MHZ), .BAUD(BAUD),
         .SPAD_BYTES(SPAD_BYTES), .SPAD_BANKS(SPAD_BANKS), .UCODE_WORDS(UCODE_WORDS),
         .USE_ICE40_DSP(1), .PLL_USE_PAD(1), .SPAD_SPRAM(SPAD_SPRAM), .LOOP_DEPTH(LOOP_DEPTH), .UCODE_TWIN(UCODE_TWIN),
-        .SPAD_2X(SPAD_2X), .ARRAY_2X(ARRAY_2X)
+        .SPAD_2X(SPAD_2X), .ARRAY_2X(ARRAY_2X), .OVERLAP(OVERLAP)
     ) u_board (
         .clk12_i(clk12_i), .btn_n_i(btn_n_i), .uart_rx_i(uart_rx_i), .uart_tx_o(uart_tx_o),
         .rst_o(rst), .busy_o(busy), .heartbeat_o(beat), .rx_act_o(rx_act), .tx_act_o(tx_act)
