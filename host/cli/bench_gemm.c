@@ -13,6 +13,7 @@
 #include "perf_plot.h"
 #include "spu/gemm.h"
 #include "spu/isa.h"
+#include "spu/model.h"
 #include "spu/perf.h"
 #include "spu/spu.h"
 #include "spu_firmware.h"
@@ -453,6 +454,20 @@ int spu_bench_gemm(int argc, char **argv)
         hw.turnaround_s = hwf.turnaround_s;
         hw.host_s_per_piece = hwf.host_s_per_piece;
         hw.host_s_per_call = hwf.host_s_per_call;
+    }
+    /* what the device cannot run at all is an error, not a skipped shape
+     * (spu_gemm_epi's SPU_ENOTSUP also means a K beyond one piece) */
+    if (epi && spu_model_cfg_check(info.formats, ind->code, od->code)) {
+        spu_close(dev);
+        free(file_shapes);
+        return cli_fail("bench gemm", "%s does not carry --dtype %s with --out %s (INFO formats 0x%x; docs/isa.md "
+                        "\"Traps\": FORMAT)", device, ind->key, od->key, info.formats);
+    }
+    if (bias && !(info.formats & ~(1u << SPU_DTYPE_INT8))) {
+        spu_close(dev);
+        free(file_shapes);
+        return cli_fail("bench gemm", "%s has no bias registers (an int8-only build: docs/isa.md `bias`); "
+                        "drop --bias", device);
     }
     const int off_model = strcmp(info.device, "model") != 0;
     row *rows = calloc(nshapes, sizeof *rows);

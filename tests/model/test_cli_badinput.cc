@@ -274,6 +274,20 @@ TEST(BadInput, UriKeysAndValuesAreExplained)
     EXPECT_EQ(r.code, 0) << r.out;
 }
 
+// spu bench gemm: what the device cannot run at all is an error naming why,
+// not every shape "skipped" as if K were too long
+TEST(BadInput, BenchGemmRefusesWhatTheDeviceLacks)
+{
+    Result r = sh(kSpu + " bench gemm --device 'model?rows=4&cols=4&spad=8192&banks=2&ucode=256&lanes=1&formats=1' --bias");
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("no bias registers"), std::string::npos) << r.out;
+    r = sh(kSpu + " bench gemm --device 'model?formats=1' --dtype e4m3 --shapes 8x8x8");
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("does not carry --dtype e4m3"), std::string::npos) << r.out;
+    r = sh(kSpu + " bench gemm --device model --bias --shapes 8x8x8");
+    EXPECT_EQ(r.code, 0) << r.out;
+}
+
 TEST(BadInput, NumbersAreDecimalAndSeedConflictsWithFiles)
 {
     Result r = sh(kSpu + " gemm --m 010 --n 4 --k 4 --json");
