@@ -545,8 +545,10 @@ TEST_F(Engine, PingAndInfo)
     EXPECT_EQ(get32(r.body, 40), 4u);
     EXPECT_EQ(get32(r.body, 44), (uint32_t)SPU_SIM_LANES);
     EXPECT_EQ(get32(r.body, 48), get32(r.body, 36) / SPU_SIM_CLKS_PER_BIT);   // link_baud
-    // features: the sim's vector unit, chained streams and row / column buses
-    EXPECT_EQ(get32(r.body, 52), (uint32_t)(SPU_FEATURE_VECTOR | SPU_FEATURE_CHAIN | SPU_FEATURE_BUS));
+    // features: the sim's vector unit, chained streams, row / column buses and
+    // overlapped issue
+    EXPECT_EQ(get32(r.body, 52),
+              (uint32_t)(SPU_FEATURE_VECTOR | SPU_FEATURE_CHAIN | SPU_FEATURE_BUS | SPU_FEATURE_OVERLAP));
 }
 
 // Requests queued back to back: each one waits in the PHY while the reply to
