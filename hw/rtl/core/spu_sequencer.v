@@ -2,8 +2,10 @@
 // 0), pc, nested zero-overhead loops (spu_loop_stack), cfg and strides, traps,
 // and the issue of the tensor instructions to the tensor unit (spu_load_unit's
 // queue), which runs them while the sequencer goes on (docs/isa.md "Tensor
-// unit"). Two cycles per instruction, so every cost of docs/isa.md holds by
-// construction:
+// unit"). Two cycles per instruction (OVERLAP = 0), so every cost of
+// docs/isa.md holds by construction; with OVERLAP = 1 the next word's FETCH
+// shares EXEC's last cycle where docs/isa.md "Overlapped issue" allows
+// (ovl_go below):
 //   FETCH (1 cycle + waits) : watchdog and pc-range checks; the instruction
 //                     (read from the microcode store on the way into FETCH)
 //                     names the registers, read from spu_regfile (RAM) for
