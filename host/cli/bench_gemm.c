@@ -13,7 +13,6 @@
 #include "perf_plot.h"
 #include "spu/gemm.h"
 #include "spu/isa.h"
-#include "spu/model.h"
 #include "spu/perf.h"
 #include "spu/spu.h"
 #include "spu_firmware.h"
@@ -457,17 +456,12 @@ int spu_bench_gemm(int argc, char **argv)
     }
     /* what the device cannot run at all is an error, not a skipped shape
      * (spu_gemm_epi's SPU_ENOTSUP also means a K beyond one piece) */
-    if (epi && spu_model_cfg_check(info.formats, ind->code, od->code)) {
+    const char *lacks = epi ? spu_gemm_epi_lacks(&info, ind->code, od->code, bias) : NULL;
+    if (lacks) {
         spu_close(dev);
         free(file_shapes);
-        return cli_fail("bench gemm", "%s does not carry --dtype %s with --out %s (INFO formats 0x%x; docs/isa.md "
-                        "\"Traps\": FORMAT)", device, ind->key, od->key, info.formats);
-    }
-    if (bias && !(info.formats & ~(1u << SPU_DTYPE_INT8))) {
-        spu_close(dev);
-        free(file_shapes);
-        return cli_fail("bench gemm", "%s has no bias registers (an int8-only build: docs/isa.md `bias`); "
-                        "drop --bias", device);
+        return cli_fail("bench gemm", "%s: --dtype %s --out %s%s: %s", device, ind->key, od->key,
+                        bias ? " --bias" : "", lacks);
     }
     const int off_model = strcmp(info.device, "model") != 0;
     row *rows = calloc(nshapes, sizeof *rows);

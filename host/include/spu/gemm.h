@@ -82,6 +82,11 @@ typedef struct spu_gemm_epilogue {
                                the 2^-32 grid (RNE), |bias| < 2^31            */
 } spu_gemm_epilogue;
 
+/* Why a device (its INFO) cannot run spu_gemm_epi's in_dtype -> out_dtype
+ * (with a bias when `bias`) at all: a short reason, or NULL when it can
+ * (spu_gemm_epi's SPU_ENOTSUP for those cases; a K beyond one piece is the
+ * other). */
+const char *spu_gemm_epi_lacks(const spu_info_t *info, unsigned in_dtype, unsigned out_dtype, int bias);
 /* spu_gemm with the whole output pipeline: C holds M*N elements of
  * bytes(out) each (int32/f32 4, bf16/f16 2 little-endian uint16 codes,
  * int8/e4m3/e5m2 1), row-major. Every out except int32 is computed on the

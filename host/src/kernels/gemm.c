@@ -441,6 +441,15 @@ static int mx_dtype(unsigned d)
            d == SPU_DTYPE_MXFP6_E3M2 || d == SPU_DTYPE_MXFP6_E2M3 || d == SPU_DTYPE_MXFP4_E2M1;
 }
 
+const char *spu_gemm_epi_lacks(const spu_info_t *info, unsigned in_dtype, unsigned out_dtype, int bias)
+{
+    if (spu_model_cfg_check(info->formats, in_dtype, out_dtype))
+        return "the device does not carry this in / out pair (docs/isa.md \"Traps\": FORMAT)";
+    if (bias && !(info->formats & ~(1u << SPU_DTYPE_INT8)))
+        return "the device has no bias registers (an int8-only build: docs/isa.md `bias`)";
+    return NULL;
+}
+
 static int gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue *epi,
                     uint32_t M, uint32_t N, uint32_t K, const void *A, const void *SA,
                     const void *B, const void *SB, void *C,
@@ -461,10 +470,8 @@ static int gemm_epi(spu_device *dev, unsigned in_dtype, const spu_gemm_epilogue 
         int rc = spu_info(dev, &info);
         if (rc)
             return rc;
-        if (spu_model_cfg_check(info.formats, in_dtype, out))
-            return SPU_ENOTSUP;     /* the device does not carry the format */
-        if (epi->bias && !(info.formats & ~(1u << SPU_DTYPE_INT8)))
-            return SPU_ENOTSUP;     /* no bias registers in an int8-only build */
+        if (spu_gemm_epi_lacks(&info, in_dtype, out, epi->bias != NULL))
+            return SPU_ENOTSUP;
     }
     uint32_t words[SPU_GEMM_KERNEL_MAX];
     spu_program prog;

@@ -860,14 +860,14 @@ static int overlaps(const spu_model *m, unsigned op, int rd, uint32_t next)
         op == SPU_OP_LOOP || op == SPU_OP_CFG || op == SPU_OP_STRIDE)
         return 0;
     const uint32_t w = next < m->cfg.ucode_words ? m->ucode[next] : 0;
-    const spu_insn_desc *nd = spu_isa_by_opcode(w >> 26);
+    const spu_insn_desc *nd = spu_isa_by_opcode(w >> SPU_ISA_OP_SHIFT);
     if (nd && nd->opcode == SPU_OP_CNT)
         return 0;
     if (rd > 0 && nd) {
         const unsigned regs = spu_format_regs(nd->format);
-        if (((regs & 1u) && ((w >> 22) & 15u) == (unsigned)rd) ||
-            ((regs & 2u) && ((w >> 18) & 15u) == (unsigned)rd) ||
-            ((regs & 4u) && ((w >> 14) & 15u) == (unsigned)rd))
+        if (((regs & 1u) && ((w >> SPU_ISA_A_SHIFT) & 15u) == (unsigned)rd) ||
+            ((regs & 2u) && ((w >> SPU_ISA_B_SHIFT) & 15u) == (unsigned)rd) ||
+            ((regs & 4u) && ((w >> SPU_ISA_C_SHIFT) & 15u) == (unsigned)rd))
             return 0;
     }
     return 1;

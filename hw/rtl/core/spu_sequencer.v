@@ -390,7 +390,10 @@ module spu_sequencer #(
     wire          ls_pop_q = (ls_pop_pq && !tk_q) || ls_fpop_q;
     wire          ls_one;
     wire [PW-1:0] ls_end1, ls_start1;
-    wire          f_br = (op_f == OP_BNE) || (op_f == OP_BLT);
+    // the FETCH ahead takes a back edge: its word ends the top loop and is
+    // none of bne / blt / jmp / loop
+    wire          f_edge = (OVERLAP != 0) && fgo && at_end_f && op_f != OP_BNE && op_f != OP_BLT &&
+                           op_f != OP_JMP && op_f != OP_LOOP;
     wire [31:0]   ls_count1;
     wire          unused_ls_count1_0 = ls_count1[0];
     always @(posedge clk_i) begin
@@ -402,8 +405,8 @@ module spu_sequencer #(
         end else begin
             ls_dec_pq <= ls_dec;
             ls_pop_pq <= ls_pop;
-            ls_fdec_q <= (OVERLAP != 0) && fgo && at_end_f && again_f && !f_br && op_f != OP_JMP && op_f != OP_LOOP;
-            ls_fpop_q <= (OVERLAP != 0) && fgo && at_end_f && !again_f && !f_br && op_f != OP_JMP && op_f != OP_LOOP;
+            ls_fdec_q <= f_edge && again_f;
+            ls_fpop_q <= f_edge && !again_f;
         end
         if (exec) tk_q <= taken;
     end
